@@ -1,0 +1,105 @@
+/**
+ * The outbox relay: the only writer of the shared store. It delivers outbox
+ * entries in id order, each entry's operations atomically. While the store is
+ * unreachable nothing counts as an attempt, so an outage of any length loses
+ * nothing; an entry the store itself rejects is retried with backoff and
+ * parked as dead after SVC_OUTBOX_MAX_RETRIES attempts so it cannot block the
+ * queue forever.
+ */
+import type { ActorDefinition } from '../runtime/actor.js';
+import type { MainContext } from '../main-context.js';
+import { deleteEntries, outboxState, pendingEntries, recordFailure } from '../../storage/postgres/outbox.js';
+
+export interface RelayStats {
+  delivered: number;
+  failures: number;
+  deadLettered: number;
+  lastDeliveryAt: number | null;
+  storeReachable: boolean;
+}
+
+export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStats } {
+  const stats: RelayStats = { delivered: 0, failures: 0, deadLettered: 0, lastDeliveryAt: null, storeReachable: true };
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let again = false;
+
+  /** One pass: deliver due entries in order until the queue is empty, blocked or failing. */
+  async function pass(ctx: MainContext): Promise<void> {
+    const { outboxBatch, outboxMaxRetries, outboxIntervalMs } = ctx.config;
+    for (;;) {
+      const { entries } = await pendingEntries(ctx.db, outboxBatch);
+      if (entries.length === 0) return;
+      const delivered: number[] = [];
+      try {
+        for (const entry of entries) {
+          try {
+            await ctx.store.apply(entry.ops);
+            delivered.push(entry.id);
+          } catch (err) {
+            stats.failures++;
+            const reachable = await ctx.store.ping();
+            stats.storeReachable = reachable;
+            if (!reachable) return; // an outage: try again next interval, attempts untouched
+            const attempts = entry.attempts + 1;
+            const dead = attempts >= outboxMaxRetries;
+            if (dead) stats.deadLettered++;
+            ctx.log.warn({ err, outbox_id: entry.id, attempts, dead }, 'shared store rejected an outbox entry');
+            await recordFailure(ctx.db, entry.id, (err as Error).message, Math.min(outboxIntervalMs * 2 ** attempts, 60_000), dead);
+            return; // later entries wait, keeping delivery in order
+          }
+        }
+      } finally {
+        await deleteEntries(ctx.db, delivered);
+        if (delivered.length > 0) {
+          stats.delivered += delivered.length;
+          stats.lastDeliveryAt = ctx.now();
+          stats.storeReachable = true;
+        }
+      }
+      if (entries.length < outboxBatch) return;
+    }
+  }
+
+  /** Runs a pass now, or right after the one in progress. */
+  function kick(ctx: MainContext): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass(ctx);
+        } catch (err) {
+          ctx.log.error({ err }, 'outbox pass failed');
+        }
+      } while (again);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  return {
+    name: 'outbox',
+    placement: 'main',
+    concurrency: 16,
+    stats,
+    handlers: {
+      /** Deliver now (sent after a commit that enqueued changes); resolves once delivered or deferred. */
+      kick: (_: unknown, ctx) => kick(ctx),
+      state: async (_: unknown, ctx) => ({ ...(await outboxState(ctx.db)), ...stats }),
+    },
+    start(ctx) {
+      timer = setInterval(() => void kick(ctx), ctx.config.outboxIntervalMs);
+      timer.unref();
+      void kick(ctx);
+    },
+    async stop(ctx) {
+      clearInterval(timer);
+      await kick(ctx);
+    },
+  };
+}

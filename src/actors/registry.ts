@@ -1,0 +1,13 @@
+/**
+ * The actors hosted on worker threads, by name. Worker threads import this
+ * module and load each actor; the main thread only reads the names.
+ */
+import type { ActorDefinition } from './runtime/actor.js';
+
+type Loader = () => Promise<{ default: ActorDefinition<any> }>;
+
+const registry: Record<string, Loader> = {
+  features: () => import('./features/actor.js'),
+};
+
+export default registry;

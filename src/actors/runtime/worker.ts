@@ -1,0 +1,84 @@
+/**
+ * Entry point of a piscina worker thread. It loads the worker actors from the
+ * registry, builds one context per thread (its own Postgres pool, the shared
+ * clock, ask/tell) and runs one message per task. Handlers' errors become data
+ * so that their type survives the trip back.
+ */
+import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
+import { AppError, toAppError } from '../../errors.js';
+import { createLogger } from '../../logger.js';
+import { connectPool } from '../../storage/postgres/pool.js';
+import type { ActorDefinition, BaseContext, Envelope, Outcome } from './actor.js';
+import { Clock } from './clock.js';
+import type { WorkerBootData } from './system.js';
+
+const boot = workerData as WorkerBootData;
+const log = createLogger(boot.config.logLevel).child({ thread: threadId });
+const clock = new Clock(boot.clock);
+
+type Registry = Record<string, () => Promise<{ default: ActorDefinition<any> }>>;
+type CrossReply = { kind: 'reply'; to: number; id: number; outcome: Outcome };
+
+const channel = new BroadcastChannel(`actors:${boot.systemId}`);
+const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+let nextId = 1;
+channel.onmessage = (event) => {
+  const msg = (event as MessageEvent).data as CrossReply;
+  if (msg.kind !== 'reply' || msg.to !== threadId) return;
+  const waiter = pending.get(msg.id);
+  if (!waiter) return;
+  pending.delete(msg.id);
+  if (msg.outcome.ok) waiter.resolve(msg.outcome.value);
+  else waiter.reject(AppError.fromData(msg.outcome.error));
+};
+// Let the thread exit when idle: the channel must not hold it open.
+(channel as unknown as { unref?: () => void }).unref?.();
+
+const actors = new Map<string, ActorDefinition<any>>();
+let contextPromise: Promise<BaseContext> | undefined;
+
+async function context(): Promise<BaseContext> {
+  contextPromise ??= (async () => {
+    const registry = (await import(boot.registry)).default as Registry;
+    for (const [name, load] of Object.entries(registry)) actors.set(name, (await load()).default);
+    const db = await connectPool(boot.databaseUrl, { maxSize: 4 });
+    const ctx: BaseContext = {
+      config: boot.config,
+      log,
+      db,
+      now: () => clock.now(),
+      ask: <R>(actor: string, type: string, payload?: unknown) => {
+        const local = actors.get(actor);
+        if (local) return runLocal(local, type, payload, ctx) as Promise<R>;
+        return new Promise<R>((resolve, reject) => {
+          const id = nextId++;
+          pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+          channel.postMessage({ kind: 'ask', from: threadId, id, actor, type, payload });
+        });
+      },
+      tell: (actor, type, payload) => {
+        ctx.ask(actor, type, payload).catch((err: unknown) => log.error({ err, actor, type }, 'told message failed'));
+      },
+    };
+    return ctx;
+  })();
+  return contextPromise;
+}
+
+async function runLocal(def: ActorDefinition<any>, type: string, payload: unknown, ctx: BaseContext): Promise<unknown> {
+  const handler = def.handlers[type];
+  if (!handler) throw new Error(`actor ${def.name} has no handler ${type}`);
+  return handler(payload, ctx);
+}
+
+export default async function run(envelope: Envelope): Promise<Outcome> {
+  try {
+    const ctx = await context();
+    const def = actors.get(envelope.actor);
+    if (!def) throw new Error(`actor ${envelope.actor} is not hosted on workers`);
+    return { ok: true, value: await runLocal(def, envelope.type, envelope.payload, ctx) };
+  } catch (err) {
+    if (!(err instanceof AppError)) log.error({ err, actor: envelope.actor, type: envelope.type }, 'actor failed');
+    return { ok: false, error: toAppError(err).toData() };
+  }
+}

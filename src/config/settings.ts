@@ -1,0 +1,59 @@
+/**
+ * Every setting of the service, declared once: its environment variable, its
+ * dotted name in the optional SVC_CONFIG file, its type and default. Loading
+ * and validation (src/config/load.ts) read this table; so does the README.
+ */
+export type SettingType = 'string' | 'url' | 'port' | 'int' | 'bool' | 'level';
+
+export interface SettingSpec {
+  env: string;
+  /** Dotted name in the SVC_CONFIG file. */
+  key: string;
+  type: SettingType;
+  default?: string | number | boolean;
+  min?: number;
+  /** Allowed URL schemes for `url` settings. */
+  schemes?: string[];
+  description: string;
+}
+
+export const settingSpecs = {
+  port: { env: 'SVC_PORT', key: 'port', type: 'port', default: 8080, description: 'HTTP listen port' },
+  host: { env: 'SVC_HOST', key: 'host', type: 'string', default: '0.0.0.0', description: 'listen address' },
+  adminToken: { env: 'SVC_ADMIN_TOKEN', key: 'admin.token', type: 'string', description: 'Admin bearer token; unset: every admin request is 401' },
+  internalToken: { env: 'SVC_INTERNAL_STATS_TOKEN', key: 'internal.token', type: 'string', description: 'X-Internal-Token for /internal/*' },
+  internalAllowAnonymous: { env: 'SVC_INTERNAL_ALLOW_ANONYMOUS', key: 'internal.allow_anonymous', type: 'bool', default: false, description: 'accept /internal/* without a token when none is configured' },
+  databaseUrl: { env: 'SVC_DATABASE_URL', key: 'database.url', type: 'url', schemes: ['postgres:', 'postgresql:'], description: 'Postgres URL; unset: embedded Postgres (PGlite) under SVC_DATA_DIR' },
+  redisUrl: { env: 'SVC_REDIS_URL', key: 'redis.url', type: 'url', schemes: ['redis:', 'rediss:'], description: 'Redis URL; unset: in-process store (single node)' },
+  clickhouseUrl: { env: 'SVC_CLICKHOUSE_URL', key: 'clickhouse.url', type: 'url', schemes: ['http:', 'https:'], description: 'ClickHouse HTTP URL; unset: embedded chDB under SVC_DATA_DIR' },
+  dataDir: { env: 'SVC_DATA_DIR', key: 'data_dir', type: 'string', default: './data', description: 'where embedded engines and the log spool keep their files' },
+  modelRegistryUrl: { env: 'SVC_MODEL_REGISTRY_URL', key: 'model_registry.url', type: 'url', schemes: ['http:', 'https:'], description: 'remote model registry source' },
+  logLevel: { env: 'SVC_LOG_LEVEL', key: 'log.level', type: 'level', default: 'info', description: 'pino level' },
+  outboxIntervalMs: { env: 'SVC_OUTBOX_INTERVAL_MS', key: 'outbox.interval_ms', type: 'int', default: 1000, min: 10, description: 'retry outbox poll interval' },
+  outboxBatch: { env: 'SVC_OUTBOX_BATCH', key: 'outbox.batch', type: 'int', default: 100, min: 1, description: 'outbox entries delivered per pass' },
+  outboxMaxRetries: { env: 'SVC_OUTBOX_MAX_RETRIES', key: 'outbox.max_retries', type: 'int', default: 10, min: 0, description: 'attempts before an outbox entry is parked as dead' },
+  authFailLimit: { env: 'SVC_AUTH_FAIL_LIMIT', key: 'auth.fail_limit', type: 'int', default: 20, min: 0, description: 'failed authentications per client address per minute before 429 (0: off)' },
+  trustProxy: { env: 'SVC_TRUST_PROXY', key: 'trust_proxy', type: 'bool', default: false, description: 'take the client address from X-Forwarded-For' },
+  workers: { env: 'SVC_WORKERS', key: 'actors.workers', type: 'int', default: 2, min: 1, description: 'worker threads hosting domain actors' },
+  nodeId: { env: 'SVC_NODE_ID', key: 'node_id', type: 'int', default: 0, min: 0, description: 'node number (0-15) mixed into log ids so several CP nodes never collide' },
+  logBatchRecords: { env: 'SVC_LOG_BATCH_RECORDS', key: 'logs.batch_records', type: 'int', default: 20000, min: 1, description: 'log records per ClickHouse insert' },
+  logBatchBytes: { env: 'SVC_LOG_BATCH_BYTES', key: 'logs.batch_bytes', type: 'int', default: 8388608, min: 1024, description: 'bytes per ClickHouse insert' },
+  logFlushMs: { env: 'SVC_LOG_FLUSH_MS', key: 'logs.flush_ms', type: 'int', default: 1000, min: 1, description: 'longest time a log record waits before its batch is written' },
+  logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
+  logSpoolBytes: { env: 'SVC_LOG_SPOOL_BYTES', key: 'logs.spool_bytes', type: 'int', default: 1073741824, min: 1024, description: 'disk spool bound; past it POST /logs answers 503' },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingName = keyof typeof settingSpecs;
+
+type ValueOf<S extends SettingSpec> = S['type'] extends 'port' | 'int'
+  ? number
+  : S['type'] extends 'bool'
+    ? boolean
+    : string;
+
+/** The validated configuration: settings with a default are always present. */
+export type Config = {
+  [K in SettingName]: (typeof settingSpecs)[K] extends { default: string | number | boolean }
+    ? ValueOf<(typeof settingSpecs)[K]>
+    : ValueOf<(typeof settingSpecs)[K]> | undefined;
+};

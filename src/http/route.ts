@@ -1,0 +1,82 @@
+/**
+ * A route is declared once: method, path, role, schemas and what answers it.
+ * The server compiles validators and serializers from it and the OpenAPI
+ * document is generated from the same declarations.
+ */
+import type { JSONSchema } from './schema.js';
+import type { Principal, Role } from './auth.js';
+import type { AppContext } from './context.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** What a handler or an actor receives: plain data only. */
+export interface RouteInput<B = any, Q = any, P = any> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  requestId: string;
+  clientIp: string;
+}
+
+/** A raw-body route (log ingestion) receives the bytes and their content type. */
+export interface RawInput {
+  body: Buffer;
+  contentType: string;
+  requestId: string;
+  clientIp: string;
+}
+
+/** A reply with a status or headers other than the route's declared success. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+interface RouteBase {
+  method: Method;
+  /** OpenAPI-style template, e.g. `/admin/masters/{id}`. */
+  path: string;
+  role: Role;
+  summary: string;
+  tags: string[];
+  params?: JSONSchema;
+  query?: JSONSchema;
+  /** Largest accepted body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+  /** Success status and its body schema (null: empty body); error statuses are documented automatically. */
+  success: { status: number; schema: JSONSchema | null; description?: string };
+  /** Serve the result as this content type instead of JSON (e.g. Prometheus text). */
+  produces?: string;
+}
+
+export interface ActorRoute extends RouteBase {
+  body?: JSONSchema;
+  /** The actor and message type that answer; the payload is the RouteInput. */
+  actor: string;
+  message: string;
+}
+
+export interface HandlerRoute extends RouteBase {
+  body?: JSONSchema;
+  handler: (input: RouteInput, app: AppContext) => Promise<unknown> | unknown;
+}
+
+export interface RawRoute extends RouteBase {
+  /** Body schema for the documentation only: the handler validates the bytes itself. */
+  body?: JSONSchema;
+  raw: true;
+  handler: (input: RawInput, app: AppContext) => Promise<unknown> | unknown;
+}
+
+export type Route = ActorRoute | HandlerRoute | RawRoute;
+
+/** Typed constructors: a handler's parameters are inferred from the kind of route. */
+export const handlerRoute = (r: HandlerRoute): HandlerRoute => r;
+export const rawRoute = (r: RawRoute): RawRoute => r;
+
+export const isRawRoute = (r: Route): r is RawRoute => 'raw' in r && r.raw === true;
+export const isActorRoute = (r: Route): r is ActorRoute => 'actor' in r;

@@ -1,0 +1,222 @@
+/**
+ * The uWebSockets.js front end. One catch-all handler reads what it needs
+ * from the request synchronously (uWS invalidates it at the first await),
+ * routes, reads the body within its limit, authenticates, validates, asks the
+ * actor or runs the handler, and writes the reply. The HTTP thread does no
+ * domain work.
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
+import { AppError, badRequest, methodNotAllowed, notFound, toAppError, unavailable } from '../errors.js';
+import type { AppContext } from './context.js';
+import { compileRoutes, type CompiledRoute } from './compile.js';
+import { send, sendError, type Exchange } from './reply.js';
+import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
+import { Router } from './router.js';
+import { fieldErrors } from './schema.js';
+import type { Credentials } from './auth.js';
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Observers of finished requests (metrics). */
+export type RequestObserver = (routePath: string, method: string, status: number, seconds: number) => void;
+
+interface Incoming extends Exchange {
+  method: Method;
+  credentials: Credentials;
+  contentType: string;
+  rawQuery: string;
+  started: number;
+}
+
+export class HttpServer {
+  private readonly app: TemplatedApp;
+  private readonly router = new Router<CompiledRoute>();
+  private listenSocket: us_listen_socket | null = null;
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
+  private closing = false;
+  observer: RequestObserver | null = null;
+
+  constructor(
+    routes: Route[],
+    private readonly ctx: AppContext,
+  ) {
+    for (const compiled of compileRoutes(routes)) this.router.add(compiled.route.method, compiled.route.path, compiled);
+    this.app = uWS.App();
+    this.app.any('/*', (res, req) => this.dispatch(res, req));
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket));
+      });
+    });
+  }
+
+  /** Stops accepting connections, answers new requests 503 and waits for the in-flight ones. */
+  async close(timeoutMs = 10_000): Promise<void> {
+    this.closing = true;
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    if (this.inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => (this.drained = resolve)),
+        new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
+      ]);
+    }
+    (this.app as unknown as { close?: () => void }).close?.();
+  }
+
+  private dispatch(res: HttpResponse, req: HttpRequest): void {
+    const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
+    const path = req.getUrl();
+    const given = req.getHeader('x-request-id');
+    const ex: Incoming = {
+      res,
+      requestId: given && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : randomUUID(),
+      aborted: false,
+      done: false,
+      method,
+      rawQuery: req.getQuery() ?? '',
+      contentType: req.getHeader('content-type'),
+      credentials: {
+        authorization: req.getHeader('authorization'),
+        internalToken: req.getHeader('x-internal-token'),
+        clientIp: this.clientIp(res, req),
+      },
+      started: performance.now(),
+    };
+    const contentLength = req.getHeader('content-length');
+    res.onAborted(() => {
+      ex.aborted = true;
+      this.finish(ex, '(aborted)', 499);
+    });
+    this.inFlight++;
+
+    if (this.closing) return this.fail(ex, '(closing)', unavailable('the service is shutting down', 1), true);
+    const lookup = this.router.lookup(method, path);
+    if (!lookup) return this.fail(ex, '(unknown)', notFound('route', { path }));
+    if ('allowed' in lookup) return this.fail(ex, '(unknown)', methodNotAllowed(lookup.allowed));
+    const { route: compiled, params } = lookup.found;
+    const limit = compiled.bodyLimit;
+
+    if (!bodyMethods.has(method)) return void this.execute(ex, compiled, params, null);
+    if (contentLength && Number(contentLength) > limit) {
+      return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+    }
+    readBody(res, limit, (body) => {
+      if (body === null) return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+      void this.execute(ex, compiled, params, body);
+    });
+  }
+
+  private async execute(ex: Incoming, compiled: CompiledRoute, rawParams: Record<string, string>, body: Buffer | null): Promise<void> {
+    const route = compiled.route;
+    try {
+      const principal = await this.ctx.auth.authenticate(route.role, ex.credentials);
+      let result: unknown;
+      if (isRawRoute(route)) {
+        result = await route.handler(
+          { body: body ?? Buffer.alloc(0), contentType: ex.contentType, requestId: ex.requestId, clientIp: ex.credentials.clientIp },
+          this.ctx,
+        );
+      } else {
+        const input: RouteInput = {
+          params: compiled.validateParams ? validated(compiled.validateParams, rawParams, 'path') : rawParams,
+          query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(ex.rawQuery), 'query') : {},
+          body: compiled.validateBody ? validated(compiled.validateBody, parseJson(body), 'body') : undefined,
+          principal,
+          requestId: ex.requestId,
+          clientIp: ex.credentials.clientIp,
+        };
+        result = isActorRoute(route)
+          ? await this.ctx.ask(route.actor, route.message, input)
+          : await route.handler(input, this.ctx);
+      }
+      const reply = result instanceof Reply ? result : null;
+      const status = reply?.status ?? route.success.status;
+      const payload = reply ? reply.body : result;
+      const text = route.produces && (typeof payload === 'string' || Buffer.isBuffer(payload)) ? payload : compiled.serialize(payload);
+      send(ex, status, text, route.produces ?? 'application/json', reply?.headers);
+      this.finish(ex, route.path, status);
+    } catch (err) {
+      this.fail(ex, route.path, err);
+    }
+  }
+
+  private fail(ex: Incoming, routePath: string, err: unknown, closeConnection = false): void {
+    const appError = toAppError(err);
+    if (appError.status >= 500 && !(err instanceof AppError)) {
+      this.ctx.log.error({ err, request_id: ex.requestId, route: routePath }, 'request failed');
+    }
+    sendError(ex, appError, closeConnection);
+    this.finish(ex, routePath, appError.status);
+  }
+
+  private finish(ex: Incoming, routePath: string, status: number): void {
+    if ((ex as { finished?: boolean }).finished) return;
+    (ex as { finished?: boolean }).finished = true;
+    this.observer?.(routePath, ex.method, status, (performance.now() - ex.started) / 1000);
+    if (--this.inFlight === 0 && this.drained) this.drained();
+  }
+
+  private clientIp(res: HttpResponse, req: HttpRequest): string {
+    if (this.ctx.config.trustProxy) {
+      const forwarded = req.getHeader('x-forwarded-for');
+      const first = forwarded.split(',')[0]?.trim();
+      if (first) return first;
+    }
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  }
+}
+
+const tooLarge = (limit: number): AppError =>
+  new AppError('payload_too_large', `body larger than ${limit} bytes`, { limit });
+
+/** Reads the body; null when it exceeds `limit`. uWS chunks are only valid inside the callback: copy them. */
+function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  res.onData((chunk, isLast) => {
+    if (!over) {
+      size += chunk.byteLength;
+      if (size > limit) over = true;
+      else chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    }
+    if (isLast) done(over ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+}
+
+function parseJson(body: Buffer | null): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw badRequest('invalid JSON body', { body: (err as Error).message });
+  }
+}
+
+function parseQuery(raw: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (!raw) return out;
+  for (const [k, v] of new URLSearchParams(raw)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function validated<T>(validate: import('ajv').ValidateFunction, value: unknown, where: 'path' | 'query' | 'body'): T {
+  if (where === 'body' && value === undefined) value = {};
+  if (!validate(value)) {
+    throw badRequest(`invalid ${where === 'path' ? 'path parameter' : where}`, fieldErrors(validate.errors));
+  }
+  return value as T;
+}

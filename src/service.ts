@@ -1,0 +1,111 @@
+/**
+ * Assembles the service: stores, migrations, actors, HTTP. `stop()` takes it
+ * down in reverse order: stop accepting, finish requests, drain actors
+ * (flushing buffers), close stores.
+ */
+import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import type { Config } from './config/settings.js';
+import type { Logger } from './logger.js';
+import { loadBuildInfo, type BuildInfo } from './version.js';
+import { openDatabase } from './storage/postgres/open.js';
+import { migratePostgres } from './storage/postgres/migrate.js';
+import { openStore } from './storage/redis/open.js';
+import { openClickHouse } from './storage/clickhouse/open.js';
+import { migrateClickHouse } from './storage/clickhouse/migrate.js';
+import { ActorSystem } from './actors/runtime/system.js';
+import { Clock } from './actors/runtime/clock.js';
+import type { MainContext } from './actors/main-context.js';
+import type { ActorDefinition } from './actors/runtime/actor.js';
+import workerRegistry from './actors/registry.js';
+import { outboxRelay } from './actors/outbox/relay.js';
+import { healthActor } from './actors/health/actor.js';
+import { HttpServer } from './http/server.js';
+import { Authenticator } from './http/auth.js';
+import { allRoutes } from './http/routes/index.js';
+import type { AppContext } from './http/context.js';
+
+const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
+
+export interface ServiceOptions {
+  /** A shared clock, so that tests can move time on every thread. */
+  clock?: Clock;
+}
+
+export interface Service {
+  port: number;
+  build: BuildInfo;
+  clock: Clock;
+  system: ActorSystem;
+  context: MainContext;
+  http: HttpServer;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger, options: ServiceOptions = {}): Promise<Service> {
+  const startedAt = Date.now();
+  const build = loadBuildInfo();
+  const clock = options.clock ?? new Clock();
+  mkdirSync(config.dataDir, { recursive: true });
+
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const closers: Array<() => Promise<void>> = [() => database.close()];
+  try {
+    const applied = await migratePostgres(database.pool, root('sql/postgres'));
+    if (applied.length) log.info({ applied }, 'postgres migrations applied');
+    const store = await openStore({ url: config.redisUrl });
+    closers.unshift(() => store.close());
+    const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
+    closers.unshift(() => clickhouse.close());
+    const chApplied = await migrateClickHouse(clickhouse, root('sql/clickhouse'));
+    if (chApplied.length) log.info({ applied: chApplied }, 'clickhouse migrations applied');
+
+    const system = new ActorSystem({
+      log,
+      clock,
+      config,
+      databaseUrl: database.url,
+      workerActors: Object.keys(workerRegistry),
+      registry: new URL('./actors/registry.js', import.meta.url).href,
+      threads: config.workers,
+    });
+    closers.unshift(() => system.stop());
+    const context: MainContext = {
+      config,
+      log,
+      db: database.pool,
+      database,
+      store,
+      clickhouse,
+      startedAt,
+      now: () => clock.now(),
+      ...system.messaging,
+    };
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor()];
+    for (const actor of mainActors) system.register(actor, context);
+    await system.start();
+
+    const auth = new Authenticator(config, () => clock.now());
+    const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
+    const http = new HttpServer(allRoutes(build), app);
+    const port = await http.listen(config.host, config.port);
+    log.info({ port, version: build.version, database: database.embedded ? 'embedded' : 'postgres', store: store.kind, clickhouse: clickhouse.transport }, 'listening');
+
+    let stopping: Promise<void> | null = null;
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        await http.close();
+        for (const close of closers) {
+          try {
+            await close();
+          } catch (err) {
+            log.error({ err }, 'error while stopping');
+          }
+        }
+      })());
+    return { port, build, clock, system, context, http, stop };
+  } catch (err) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * ClickHouse over HTTP (@clickhouse/client), with the same semantics as the
+ * chDB transport: server-side {name:Type} binding, JSONEachRow, 64-bit
+ * integers as JSON numbers, raw NDJSON inserts.
+ */
+import { Readable } from 'node:stream';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { assertTableName, INSERT_SETTINGS, type ClickHouse, type QueryParams } from './client.js';
+
+export interface HttpClickHouseOptions {
+  url: string;
+  /** Database for unqualified names; else the one in the URL path or `default`. */
+  database?: string;
+  requestTimeoutMs?: number;
+}
+
+export class HttpClickHouse implements ClickHouse {
+  readonly transport = 'http' as const;
+  readonly #client: ClickHouseClient;
+  #closed = false;
+
+  constructor(opts: HttpClickHouseOptions) {
+    this.#client = createClient({
+      url: opts.url,
+      ...(opts.database ? { database: opts.database } : {}),
+      request_timeout: opts.requestTimeoutMs ?? 30_000,
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+  }
+
+  async command(sql: string, params: QueryParams = {}): Promise<void> {
+    this.#open();
+    await this.#client.command({ query: sql, query_params: params });
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    this.#open();
+    const rs = await this.#client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+    return rs.json<T>();
+  }
+
+  async insert(table: string, ndjson: Buffer | string): Promise<void> {
+    this.#open();
+    assertTableName(table);
+    if (ndjson.length === 0) return;
+    // client.insert() wants JSON rows as objects; exec() sends our bytes untouched.
+    const res = await this.#client.exec({
+      query: `INSERT INTO ${table} FORMAT JSONEachRow`,
+      values: Readable.from([typeof ndjson === 'string' ? Buffer.from(ndjson) : ndjson], { objectMode: false }),
+      clickhouse_settings: INSERT_SETTINGS,
+    });
+    // The socket goes back to the pool only once the (empty) response is read.
+    for await (const _ of res.stream) void _;
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      return (await this.#client.ping()).success;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client.close();
+  }
+
+  #open(): void {
+    if (this.#closed) throw new Error('ClickHouse (http) is closed');
+  }
+}

@@ -1,0 +1,35 @@
+/** Picks the transport: a ClickHouse server when a URL is given, else embedded chDB. */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClickHouse } from './client.js';
+import { ChdbClickHouse } from './chdb-transport.js';
+import { HttpClickHouse } from './http-transport.js';
+
+export interface OpenClickHouseOptions {
+  /** ClickHouse HTTP URL; when absent the embedded engine is used. */
+  url?: string;
+  /** Embedded data lives under `${dataDir}/clickhouse`. */
+  dataDir: string;
+  /** Embedded: created if missing (default `gateway`). Server: must exist (default: the URL's). */
+  database?: string;
+}
+
+/** Call once per process for the embedded engine (it is a process singleton) and share the result. */
+export async function openClickHouse(opts: OpenClickHouseOptions): Promise<ClickHouse> {
+  if (opts.url) return new HttpClickHouse({ url: opts.url, database: opts.database });
+
+  const database = opts.database ?? 'gateway';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
+  const path = join(opts.dataDir, 'clickhouse');
+  mkdirSync(path, { recursive: true });
+  const ch = new ChdbClickHouse(path);
+  try {
+    await ch.command(`CREATE DATABASE IF NOT EXISTS ${database}`);
+    // USE is connection state in chDB and sticks for later calls and inserts (tested).
+    await ch.command(`USE ${database}`);
+  } catch (err) {
+    await ch.close();
+    throw err;
+  }
+  return ch;
+}

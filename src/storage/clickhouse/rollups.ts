@@ -1,0 +1,169 @@
+/**
+ * The rollups of `logs`: one description per rollup, from which come both its
+ * materialized view (sql/clickhouse/001_logs.sql holds the generated text; a
+ * test keeps them equal) and the statements that rebuild a slice of it after
+ * raw logs were deleted, so the aggregation is written in one place.
+ */
+import type { QueryParams } from './client.js';
+
+/** Raw `logs` columns a deletion may filter on by equality, with their bind types. */
+const FILTER_TYPES = {
+  master_id: 'UInt64',
+  key_id: 'UInt64',
+  model: 'String',
+  group: 'String',
+  status_code: 'UInt16',
+} as const;
+type FilterColumn = keyof typeof FILTER_TYPES;
+
+/** A rollup column holding `map(raw column)`; filters on the raw column carry over through `map`. */
+export interface RollupDim {
+  name: string;
+  from: FilterColumn;
+  map: (x: string) => string;
+}
+
+export interface Rollup {
+  table: string;
+  mv: string;
+  /** Time bucket column and its expression over raw `created_at`. */
+  bucket: { column: string; expr: string };
+  dims: readonly RollupDim[];
+}
+
+const same = (x: string) => x;
+/** `group` is a keyword, so the raw column needs quoting wherever it appears. */
+const ident = (c: string) => (c === 'group' ? '`group`' : c);
+const DIM = {
+  master_id: { name: 'master_id', from: 'master_id', map: same },
+  key_id: { name: 'key_id', from: 'key_id', map: same },
+  model: { name: 'model', from: 'model', map: same },
+  group: { name: '`group`', from: 'group', map: same },
+  status_class: { name: 'status_class', from: 'status_code', map: (x) => `intDiv(${x}, 100)` },
+} satisfies Record<string, RollupDim>;
+
+export const ROLLUPS: readonly Rollup[] = [
+  {
+    table: 'logs_minute',
+    mv: 'logs_minute_mv',
+    bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
+    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  {
+    table: 'logs_hourly',
+    mv: 'logs_hourly_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  {
+    table: 'logs_hourly_global',
+    mv: 'logs_hourly_global_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.model, DIM.group, DIM.status_class],
+  },
+];
+
+/**
+ * Aggregates every rollup stores; read them back with sum() and quantilesMerge(0.5, 0.95, 0.99).
+ * Some aliases equal raw column names and shadow them, so no other expression may use those columns.
+ */
+const METRICS = [
+  ['requests', 'count()'],
+  ['errors', 'countIf(status_code >= 400)'],
+  ['tokens_in', 'sum(tokens_in)'],
+  ['tokens_out', 'sum(tokens_out)'],
+  ['latency_sum', 'sum(latency_ms)'],
+  ['latency_q', 'quantilesState(0.5, 0.95, 0.99)(latency_ms)'],
+] as const;
+
+export const ROLLUP_METRICS: readonly string[] = METRICS.map(([name]) => name);
+
+/** Every column of a rollup, in table order. */
+export function rollupColumns(r: Rollup): string[] {
+  return [r.bucket.column, ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];
+}
+
+/** The rollup's aggregation over `logs`, optionally restricted by `where`. */
+export function rollupSelect(r: Rollup, where?: string): string {
+  const keys = [
+    `${r.bucket.expr} AS ${r.bucket.column}`,
+    ...r.dims.map((d) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`)),
+  ];
+  return [
+    'SELECT',
+    [...keys, ...METRICS.map(([name, expr]) => `${expr} AS ${name}`)].map((c) => `  ${c}`).join(',\n'),
+    'FROM logs',
+    ...(where ? [`WHERE ${where}`] : []),
+    `GROUP BY ${[r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
+  ].join('\n');
+}
+
+export function createMvSql(r: Rollup): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${rollupSelect(r)}`;
+}
+
+/** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */
+export interface LogsSlice {
+  /** Exclusive upper bound on created_at (a Date binds as an exact instant, whatever the server's zone). */
+  before: Date;
+  master_id?: number | bigint;
+  key_id?: number | bigint;
+  model?: string;
+  group?: string;
+  status_code?: number;
+}
+
+export interface Statement {
+  sql: string;
+  params: QueryParams;
+}
+
+const BEFORE = "{before:DateTime64(3, 'UTC')}";
+
+function filters(slice: LogsSlice): FilterColumn[] {
+  return (Object.keys(FILTER_TYPES) as FilterColumn[]).filter((c) => slice[c] !== undefined);
+}
+
+const param = (c: FilterColumn) => `{${c}:${FILTER_TYPES[c]}}`;
+
+function sliceParams(slice: LogsSlice): QueryParams {
+  const params: QueryParams = { before: slice.before };
+  for (const c of filters(slice)) params[c] = slice[c];
+  return params;
+}
+
+/** Deletes the slice from raw `logs` (lightweight delete; rows vanish from reads at once). */
+export function deleteLogsSql(slice: LogsSlice): Statement {
+  const where = [`created_at < ${BEFORE}`, ...filters(slice).map((c) => `${ident(c)} = ${param(c)}`)];
+  return { sql: `DELETE FROM logs WHERE ${where.join(' AND ')}`, params: sliceParams(slice) };
+}
+
+/**
+ * Statements that make every rollup agree with `logs` again after the slice was
+ * deleted from it: per rollup, drop each row that could have held a deleted log
+ * (bucket starting before `before`; the slice's filters where the rollup has a
+ * dimension derived from that column, else all of it) and re-aggregate exactly
+ * those rows from what remains. Run them in order, right after deleteLogsSql;
+ * logs inserted meanwhile into a bucket starting before `before` could be
+ * counted twice, and readers briefly see the slice empty between the two.
+ */
+export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
+  const params = sliceParams(slice);
+  const out: Statement[] = [];
+  for (const r of ROLLUPS) {
+    const rollupWhere = [`${r.bucket.column} < ${BEFORE}`];
+    const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
+    for (const c of filters(slice)) {
+      const dim = r.dims.find((d) => d.from === c);
+      if (!dim) continue;
+      rollupWhere.push(`${dim.name} = ${dim.map(param(c))}`);
+      logsWhere.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
+    }
+    out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
+    out.push({
+      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r, logsWhere.join(' AND '))}`,
+      params,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * Queries of the retry outbox (sql/postgres/001_foundation.sql). Domain actors
+ * enqueue inside their own transaction; the relay claims, delivers, and marks.
+ */
+import { sql, type CommonQueryMethods } from 'slonik';
+import type { StoreOp } from '../redis/store.js';
+
+export interface OutboxEntry {
+  id: number;
+  ops: StoreOp[];
+  attempts: number;
+}
+
+export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<void> {
+  if (ops.length === 0) return;
+  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES (${sql.jsonb(ops as never)})`);
+}
+
+/** The oldest live entries, in delivery order; stops at the first one not yet due so order is kept. */
+export async function pendingEntries(db: CommonQueryMethods, limit: number): Promise<{ entries: OutboxEntry[]; blocked: boolean }> {
+  const rows = await db.any(sql.unsafe`
+    SELECT id, ops, attempts, next_attempt_at <= now() AS due
+    FROM outbox WHERE NOT dead ORDER BY id LIMIT ${limit}`);
+  const entries: OutboxEntry[] = [];
+  for (const r of rows as Array<OutboxEntry & { due: boolean }>) {
+    if (!r.due) return { entries, blocked: true };
+    entries.push({ id: r.id, ops: r.ops, attempts: r.attempts });
+  }
+  return { entries, blocked: false };
+}
+
+export async function deleteEntries(db: CommonQueryMethods, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`DELETE FROM outbox WHERE id = ANY(${sql.array(ids, 'int8')})`);
+}
+
+export async function recordFailure(
+  db: CommonQueryMethods,
+  id: number,
+  error: string,
+  retryInMs: number,
+  dead: boolean,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE outbox SET attempts = attempts + 1, last_error = ${error.slice(0, 500)},
+      next_attempt_at = now() + ${`${retryInMs} milliseconds`}::interval, dead = ${dead}
+    WHERE id = ${id}`);
+}
+
+export interface OutboxState {
+  pending: number;
+  dead: number;
+  oldest_pending_at: string | null;
+  retrying: number;
+}
+
+export async function outboxState(db: CommonQueryMethods): Promise<OutboxState> {
+  return (await db.one(sql.unsafe`
+    SELECT count(*) FILTER (WHERE NOT dead)::int AS pending,
+           count(*) FILTER (WHERE dead)::int AS dead,
+           count(*) FILTER (WHERE NOT dead AND attempts > 0)::int AS retrying,
+           min(created_at) FILTER (WHERE NOT dead) AS oldest_pending_at
+    FROM outbox`)) as OutboxState;
+}

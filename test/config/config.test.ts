@@ -1,0 +1,65 @@
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+
+t.test('defaults of decisions.md', async (t) => {
+  const c = loadConfig({});
+  t.equal(c.port, 8080);
+  t.equal(c.host, '0.0.0.0');
+  t.equal(c.dataDir, './data');
+  t.equal(c.logLevel, 'info');
+  t.equal(c.outboxIntervalMs, 1000);
+  t.equal(c.outboxBatch, 100);
+  t.equal(c.outboxMaxRetries, 10);
+  t.equal(c.authFailLimit, 20);
+  t.equal(c.trustProxy, false);
+  t.equal(c.internalAllowAnonymous, false);
+  t.equal(c.adminToken, undefined);
+  t.equal(c.databaseUrl, undefined);
+});
+
+t.test('a bad value throws one line naming the setting', async (t) => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ SVC_PORT: 'eighty' }, /SVC_PORT/],
+    [{ SVC_PORT: '70000' }, /SVC_PORT/],
+    [{ SVC_OUTBOX_BATCH: '0' }, /SVC_OUTBOX_BATCH/],
+    [{ SVC_INTERNAL_ALLOW_ANONYMOUS: 'maybe' }, /SVC_INTERNAL_ALLOW_ANONYMOUS/],
+    [{ SVC_DATABASE_URL: 'mysql://x' }, /SVC_DATABASE_URL/],
+    [{ SVC_REDIS_URL: 'not a url' }, /SVC_REDIS_URL/],
+    [{ SVC_LOG_LEVEL: 'loud' }, /SVC_LOG_LEVEL/],
+    [{ SVC_AUTH_FAIL_LIMIT: '-1' }, /SVC_AUTH_FAIL_LIMIT/],
+  ];
+  for (const [env, re] of cases) {
+    const err = (() => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        return e;
+      }
+    })();
+    t.ok(err instanceof ConfigError, JSON.stringify(env));
+    t.match((err as Error).message, re);
+    t.notMatch((err as Error).message, /\n/, 'one line');
+  }
+});
+
+t.test('SVC_CONFIG file (YAML, nested or dotted); the environment wins', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-config-'));
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, 'port: 9000\ninternal:\n  allow_anonymous: true\noutbox.batch: 7\nlog:\n  level: debug\n');
+  const c = loadConfig({ SVC_CONFIG: file, SVC_PORT: '9100' });
+  t.equal(c.port, 9100, 'environment wins');
+  t.equal(c.internalAllowAnonymous, true);
+  t.equal(c.outboxBatch, 7);
+  t.equal(c.logLevel, 'debug');
+  const json = join(dir, 'config.json');
+  writeFileSync(json, JSON.stringify({ 'auth.fail_limit': 3 }));
+  t.equal(loadConfig({ SVC_CONFIG: json }).authFailLimit, 3);
+  writeFileSync(file, 'no_such_setting: 1\n');
+  t.throws(() => loadConfig({ SVC_CONFIG: file }), /unknown setting "no_such_setting"/);
+  t.throws(() => loadConfig({ SVC_CONFIG: join(dir, 'missing.yaml') }), /SVC_CONFIG/);
+  writeFileSync(file, 'port: [1, 2\n');
+  t.throws(() => loadConfig({ SVC_CONFIG: file }), ConfigError);
+});

@@ -1,0 +1,313 @@
+import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
+import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
+import { migrateClickHouse, splitStatements } from '../../src/storage/clickhouse/migrate.js';
+import { openClickHouse } from '../../src/storage/clickhouse/open.js';
+import {
+  createMvSql,
+  deleteLogsSql,
+  rebuildRollupsSql,
+  rollupColumns,
+  ROLLUPS,
+  type LogsSlice,
+  type Rollup,
+} from '../../src/storage/clickhouse/rollups.js';
+
+/** The assertions the helpers below use, as a subtest provides them. */
+type Asserts = Pick<typeof t, 'equal' | 'same' | 'ok' | 'pass'>;
+
+const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
+const ch = await openClickHouse({ dataDir });
+t.teardown(async () => {
+  await ch.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const T0 = Date.parse('2024-03-01T22:00:00Z'); // the data crosses midnight, so two partitions
+
+/** Deterministic logs spread over ~4 hours, 3 masters, 4 keys, 3 models, 2 groups, 5 statuses. */
+function makeLogs(from: number, n: number): string {
+  const statuses = [200, 200, 201, 404, 429, 500];
+  const lines: string[] = [];
+  for (let i = from; i < from + n; i++) {
+    lines.push(
+      JSON.stringify({
+        id: 2 ** 53 - 1 - i,
+        master_id: 1 + (i % 3),
+        key_id: 10 + (i % 4),
+        model: ['gpt', 'claude', 'llama'][(i >> 1) % 3],
+        group: i % 5 === 0 ? 'vip' : 'default',
+        status_code: statuses[(i * 7) % statuses.length],
+        latency_ms: (i * 37) % 2000,
+        tokens_in: i % 100,
+        tokens_out: (i * 3) % 70,
+        client_ip: '10.0.0.1',
+        created_at: new Date(T0 + i * 4_700 + (i % 1000)).toISOString(),
+        ignored_field: true, // unknown fields are skipped
+      }),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The rollup read back, and the same numbers computed from raw `logs`; they must be equal. */
+async function rollupVsRaw(r: Rollup) {
+  const keys = [r.bucket.column, ...r.dims.map((d) => d.name)];
+  const rawKeys = [
+    `${r.bucket.expr} AS ${r.bucket.column}`, ...r.dims.map((d) => (d.name === 'status_class' ? 'intDiv(status_code, 100) AS status_class' : d.name)),
+  ];
+  const order = keys.map((_, i) => i + 1).join(', ');
+  const rolled = await ch.query(
+    `SELECT ${keys.join(', ')}, sum(requests) AS requests, sum(errors) AS errors, sum(tokens_in) AS tin,
+       sum(tokens_out) AS tout, sum(latency_sum) AS lat, quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS q
+     FROM ${r.table} GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
+  );
+  const raw = await ch.query(
+    `SELECT ${rawKeys.join(', ')}, count() AS requests, countIf(status_code >= 400) AS errors, sum(tokens_in) AS tin,
+       sum(tokens_out) AS tout, sum(latency_ms) AS lat, quantiles(0.5, 0.95, 0.99)(latency_ms) AS q
+     FROM logs GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
+  );
+  return { rolled, raw };
+}
+
+async function assertRollupsAgree(t: Asserts, label: string, expectRows: number) {
+  const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+  t.equal(n, expectRows, `${label}: raw row count`);
+  for (const r of ROLLUPS) {
+    const { rolled, raw } = await rollupVsRaw(r);
+    t.ok(raw.length > 0, `${label}: ${r.table} has buckets`);
+    t.same(rolled, raw, `${label}: ${r.table} agrees with logs`);
+  }
+}
+
+async function run(t: Asserts, stmts: { sql: string; params: Record<string, unknown> }[]) {
+  for (const s of stmts) await ch.command(s.sql, s.params);
+  t.pass(`ran ${stmts.length} statements`);
+}
+
+await t.test('migrations apply once and are recorded', async (t) => {
+  t.same(await migrateClickHouse(ch, SQL_DIR), ['001_logs.sql']);
+  t.same(await migrateClickHouse(ch, SQL_DIR), [], 'second run applies none');
+  const rows = await ch.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations');
+  t.same(rows, [{ version: 1, name: '001_logs.sql' }]);
+  const [{ db }] = await ch.query<{ db: string }>('SELECT currentDatabase() AS db');
+  t.equal(db, 'gateway', 'unqualified names resolve in the gateway database');
+});
+
+await t.test('migrations run in numeric order, recorded per database', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ch-mig-'));
+  writeFileSync(join(dir, '010_b.sql'), 'INSERT INTO seen VALUES (10);\n');
+  writeFileSync(join(dir, '002_a.sql'), '-- first\nCREATE TABLE seen (v UInt32) ENGINE = Memory;\n-- only a comment;\n\nINSERT INTO seen VALUES (2);\n');
+  writeFileSync(join(dir, 'README.md'), 'not a migration');
+  // schema_migrations is unqualified, so a second database keeps this run apart from the real one.
+  await ch.command('CREATE DATABASE IF NOT EXISTS mig_test');
+  await ch.command('USE mig_test');
+  try {
+    t.same(await migrateClickHouse(ch, dir), ['002_a.sql', '010_b.sql']);
+    t.same(await ch.query('SELECT v FROM seen ORDER BY v'), [{ v: 2 }, { v: 10 }]);
+    t.same(await migrateClickHouse(ch, dir), []);
+  } finally {
+    await ch.command('USE gateway');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  t.same(await ch.query('SELECT version FROM schema_migrations'), [{ version: 1 }], 'the gateway database is untouched');
+});
+
+t.test('splitStatements', async (t) => {
+  t.same(splitStatements("-- c\nSELECT ';' ;\n\n  -- only comment;\nSELECT 2;"), ["-- c\nSELECT ';'", 'SELECT 2']);
+  t.same(splitStatements('SELECT 1; SELECT 2'), ['SELECT 1; SELECT 2'], 'only a ; ending a line splits');
+});
+
+await t.test('materialized views in 001_logs.sql are the ones rollups.ts generates', async (t) => {
+  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const mvs = splitStatements(readFileSync(join(SQL_DIR, '001_logs.sql'), 'utf8'))
+    .map((s) => norm(s.replace(/^--.*$/gm, '')))
+    .filter((s) => s.startsWith('CREATE MATERIALIZED VIEW'));
+  t.same(mvs, ROLLUPS.map((r) => norm(createMvSql(r))));
+  for (const r of ROLLUPS) {
+    const cols = await ch.query<{ name: string }>(
+      'SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} ORDER BY position',
+      { t: r.table },
+    );
+    t.same(cols.map((c) => c.name), rollupColumns(r).map((c) => c.replaceAll('`', '')), `${r.table} columns`);
+  }
+});
+
+await t.test('bound parameters round-trip', async (t) => {
+  const s = `it's "quoted" \\ back\nslash\t'; DROP TABLE logs; --`;
+  const at = new Date('2024-01-02T03:04:05.678Z');
+  const [row] = await ch.query<{ s: string; d: string; n: number; big: string }>(
+    "SELECT {s:String} AS s, {d:DateTime64(3, 'UTC')} AS d, {n:UInt64} AS n, toString({big:UInt64}) AS big",
+    { s, d: at, n: 2 ** 53 - 1, big: 2n ** 64n - 1n },
+  );
+  t.same(row, { s, d: '2024-01-02 03:04:05.678', n: 2 ** 53 - 1, big: '18446744073709551615' });
+  // A DateTime64 without a zone still binds the same instant, whatever the server zone.
+  const [{ same }] = await ch.query<{ same: number }>(
+    "SELECT {d:DateTime64(3)} = toDateTime64('2024-01-02 03:04:05.678', 3, 'UTC') AS same",
+    { d: at },
+  );
+  t.equal(same, 1);
+  await t.resolves(ch.query('SELECT count() FROM logs'), 'logs still exists');
+});
+
+await t.test('NDJSON insert, defaults, 64-bit numbers', async (t) => {
+  await ch.insert('logs', Buffer.from(makeLogs(0, 1500)));
+  await ch.insert('logs', makeLogs(1500, 1500)); // a second block: rollup keys repeat across parts
+  await ch.insert('logs', Buffer.alloc(0)); // nothing to do
+  await ch.insert('logs', '{"id":7,"created_at":"2024-03-01 23:59:59.999"}\n');
+  const [min] = await ch.query('SELECT * EXCEPT (id) FROM logs WHERE id = 7');
+  t.same(min, {
+    key_id: 0, master_id: 0, group: '', model: '', status_code: 0, latency_ms: 0, tokens_in: 0, tokens_out: 0,
+    request_size: 0, response_size: 0, client_ip: '', error_message: '', audit_reason: '', request_body: '',
+    response_body: '', created_at: '2024-03-01 23:59:59.999', updated_at: '2024-03-01 23:59:59.999',
+  }, 'omitted fields get defaults; updated_at defaults to created_at');
+
+  // (An alias equal to a column name shadows it in later expressions, hence top_id.)
+  const [top] = await ch.query<{ top_id: unknown; n: unknown; c: unknown }>(
+    'SELECT max(id) AS top_id, toUInt64(top_id) AS n, count() AS c FROM logs',
+  );
+  t.same(top, { top_id: 2 ** 53 - 1, n: 2 ** 53 - 1, c: 3001 }, '64-bit integers are JSON numbers');
+  t.type(top.top_id, 'number');
+  await t.rejects(ch.insert('logs; DROP TABLE logs', '{}'), /invalid ClickHouse table name/);
+});
+
+await t.test('rollups agree with raw logs after inserts', async (t) => {
+  await assertRollupsAgree(t, 'after inserts', 3001);
+});
+
+const before = (minutes: number) => new Date(T0 + minutes * 60_000 + 30_500); // mid-bucket, on purpose
+
+for (const [label, slice] of [
+  ['before', { before: before(40) }],
+  ['before + master_id', { before: before(150), master_id: 2 }],
+  ['before + status_code', { before: before(200), status_code: 404 }],
+  ['before + key_id + model', { before: before(230), key_id: 11, model: 'gpt' }],
+] as [string, LogsSlice][]) {
+  await t.test(`delete by ${label}, rebuild, rollups agree`, async (t) => {
+    const [{ n: was }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+    const del = deleteLogsSql(slice);
+    await ch.command(del.sql, del.params);
+    const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+    t.ok(n < was, `deleted ${was - n} rows`);
+    await run(t, rebuildRollupsSql(slice));
+    await assertRollupsAgree(t, label, n);
+  });
+}
+
+await t.test('rollups still agree after merges and new inserts', async (t) => {
+  await ch.insert('logs', makeLogs(3000, 500));
+  for (const r of ROLLUPS) await ch.command(`OPTIMIZE TABLE ${r.table} FINAL`);
+  const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+  await assertRollupsAgree(t, 'after optimize', n);
+});
+
+await t.test('concurrent calls', async (t) => {
+  const results = await Promise.all([
+    ...Array.from({ length: 20 }, (_, i) =>
+      ch.query<{ i: number; s: number }>('SELECT {i:UInt32} AS i, sum(number) AS s FROM numbers({i:UInt32} * 1000)', { i }),
+    ),
+    ...Array.from({ length: 5 }, () => ch.query<{ c: number }>('SELECT count() AS c FROM logs')),
+  ]);
+  for (let i = 0; i < 20; i++) {
+    const n = i * 1000;
+    t.same(results[i], [{ i, s: (n * (n - 1)) / 2 }], `query ${i} got its own params`);
+  }
+  const inserts = Array.from({ length: 10 }, (_, k) =>
+    ch.insert('logs', JSON.stringify({ id: 1_000_000 + k, master_id: 99, created_at: '2024-03-02 05:00:00' }) + '\n'),
+  );
+  const reads = Array.from({ length: 10 }, () => ch.query('SELECT count() FROM logs WHERE master_id = 99'));
+  await Promise.all([...inserts, ...reads]);
+  t.same(await ch.query('SELECT count() AS c FROM logs WHERE master_id = 99'), [{ c: 10 }]);
+});
+
+await t.test('one engine per process', async (t) => {
+  await t.rejects(openClickHouse({ dataDir }), /already open/);
+});
+
+// Last of the chDB tests: it closes the shared instance.
+await t.test('ping, then close makes calls reject', async (t) => {
+  t.equal(await ch.ping(), true);
+  const pending = ch.query('SELECT sum(number) AS s FROM numbers(1000000)');
+  await ch.close();
+  t.same(await pending, [{ s: 499999500000 }], 'close waits for a call in flight');
+  await t.rejects(ch.query('SELECT 1'), /closed/);
+  await t.rejects(ch.command('SELECT 1'), /closed/);
+  await t.rejects(ch.insert('logs', '{}\n'), /closed/);
+  t.equal(await ch.ping(), false);
+  await ch.close(); // idempotent
+});
+
+await t.test('reopening the data directory finds the data', async (t) => {
+  const again = await openClickHouse({ dataDir });
+  t.teardown(() => again.close());
+  t.same(await migrateClickHouse(again, SQL_DIR), []);
+  const [{ n }] = await again.query<{ n: number }>('SELECT count() AS n FROM logs WHERE master_id = 99');
+  t.equal(n, 10);
+});
+
+t.test('http transport without a server', async (t) => {
+  const http = new HttpClickHouse({ url: 'http://127.0.0.1:1', requestTimeoutMs: 2_000 });
+  t.equal(http.transport, 'http');
+  const started = Date.now();
+  t.equal(await http.ping(), false, 'connection refused is not healthy');
+  t.ok(Date.now() - started < 2_000, 'and says so quickly');
+  await t.rejects(http.query('SELECT {x:UInt8} AS x', { x: 1 }));
+  await http.close();
+  await t.rejects(http.query('SELECT 1'), /closed/);
+  t.equal(await http.ping(), false);
+});
+
+t.test('openClickHouse picks http for a url', async (t) => {
+  const http: ClickHouse = await openClickHouse({ url: 'http://127.0.0.1:1', dataDir });
+  t.equal(http.transport, 'http');
+  await http.close();
+});
+
+
+t.test('http transport speaks the ClickHouse HTTP protocol (against a fake server)', async (t) => {
+  const seen: { url: URL; body: string }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      seen.push({ url, body: Buffer.concat(chunks).toString() });
+      res.end(url.pathname === '/ping' ? 'Ok.\n' : url.searchParams.has('param_s') ? '{"x":1}\n{"x":2}\n' : '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const http = await openClickHouse({ url: `http://127.0.0.1:${port}`, dataDir, database: 'gateway' });
+  t.teardown(() => http.close());
+
+  t.equal(await http.ping(), true);
+  const at = new Date('2024-01-02T03:04:05.678Z');
+  t.same(await http.query('SELECT {s:String} AS s, {d:DateTime64(3)} AS d', { s: "it's", d: at }), [{ x: 1 }, { x: 2 }]);
+  let q = seen.at(-1)!;
+  t.match(q.body, /^SELECT \{s:String\} AS s, \{d:DateTime64\(3\)\} AS d\s+FORMAT JSONEachRow\s*$/);
+  t.equal(q.url.searchParams.get('param_s'), "it\\'s", 'values travel (escaped) as parameters, not SQL');
+  t.equal(q.url.searchParams.get('param_d'), '1704164645.678', 'a Date is an exact Unix timestamp');
+  t.equal(q.url.searchParams.get('output_format_json_quote_64bit_integers'), '0');
+  t.equal(q.url.searchParams.get('database'), 'gateway');
+
+  await http.command('DELETE FROM logs WHERE id = {id:UInt64}', { id: 5 });
+  q = seen.at(-1)!;
+  t.equal(q.body, 'DELETE FROM logs WHERE id = {id:UInt64}');
+  t.equal(q.url.searchParams.get('param_id'), '5');
+
+  const ndjson = Buffer.from('{"id":1}\n{"id":2}\n');
+  await http.insert('logs', ndjson);
+  q = seen.at(-1)!;
+  t.equal(q.url.searchParams.get('query'), 'INSERT INTO logs FORMAT JSONEachRow');
+  t.equal(q.body, ndjson.toString(), 'NDJSON bytes are sent as they are');
+  t.equal(q.url.searchParams.get('input_format_skip_unknown_fields'), '1');
+  t.equal(q.url.searchParams.get('date_time_input_format'), 'best_effort');
+});
