@@ -322,6 +322,11 @@ t.test('redis outages', { skip: skipRedis }, async (t) => {
     t.fail('Redis at 127.0.0.1:6379 does not answer and SVC_TEST_REQUIRE_SERVICES=1');
     return;
   }
+  t.teardown(async () => {
+    const admin = new Redis(REDIS_URL);
+    await admin.flushdb();
+    await admin.quit();
+  });
 
   await t.test('starts with Redis down, reports it, and fails fast', async (t) => {
     const errors: Error[] = [];
