@@ -20,8 +20,12 @@ import type { ActorDefinition } from './actors/runtime/actor.js';
 import workerRegistry from './actors/registry.js';
 import { outboxRelay } from './actors/outbox/relay.js';
 import { healthActor } from './actors/health/actor.js';
+import { logsActor } from './actors/logs/actor.js';
 import { HttpServer } from './http/server.js';
 import { Authenticator } from './http/auth.js';
+import { installTenantAuth } from './http/tenant-auth.js';
+import { identityActor } from './actors/tenancy/identity.js';
+import { quotaResetJob } from './actors/tenancy/quota-job.js';
 import { allRoutes } from './http/routes/index.js';
 import type { AppContext } from './http/context.js';
 
@@ -81,11 +85,13 @@ export async function startService(config: Config, log: Logger, options: Service
       now: () => clock.now(),
       ...system.messaging,
     };
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor()];
+    const logs = logsActor();
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), logs, identityActor(), quotaResetJob()];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 
     const auth = new Authenticator(config, () => clock.now());
+    installTenantAuth(auth, system.messaging);
     const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
     const http = new HttpServer(allRoutes(build), app);
     const port = await http.listen(config.host, config.port);

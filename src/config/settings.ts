@@ -28,6 +28,7 @@ export const settingSpecs = {
   clickhouseUrl: { env: 'SVC_CLICKHOUSE_URL', key: 'clickhouse.url', type: 'url', schemes: ['http:', 'https:'], description: 'ClickHouse HTTP URL; unset: embedded chDB under SVC_DATA_DIR' },
   dataDir: { env: 'SVC_DATA_DIR', key: 'data_dir', type: 'string', default: './data', description: 'where embedded engines and the log spool keep their files' },
   modelRegistryUrl: { env: 'SVC_MODEL_REGISTRY_URL', key: 'model_registry.url', type: 'url', schemes: ['http:', 'https:'], description: 'remote model registry source' },
+  oauthTokenUrls: { env: 'SVC_OAUTH_TOKEN_URLS', key: 'oauth.token_urls', type: 'string', description: 'token endpoints of the OAuth upstream kinds, overriding the defaults: type=url,type=url' },
   logLevel: { env: 'SVC_LOG_LEVEL', key: 'log.level', type: 'level', default: 'info', description: 'pino level' },
   outboxIntervalMs: { env: 'SVC_OUTBOX_INTERVAL_MS', key: 'outbox.interval_ms', type: 'int', default: 1000, min: 10, description: 'retry outbox poll interval' },
   outboxBatch: { env: 'SVC_OUTBOX_BATCH', key: 'outbox.batch', type: 'int', default: 100, min: 1, description: 'outbox entries delivered per pass' },
@@ -40,6 +41,7 @@ export const settingSpecs = {
   logBatchBytes: { env: 'SVC_LOG_BATCH_BYTES', key: 'logs.batch_bytes', type: 'int', default: 8388608, min: 1024, description: 'bytes per ClickHouse insert' },
   logFlushMs: { env: 'SVC_LOG_FLUSH_MS', key: 'logs.flush_ms', type: 'int', default: 1000, min: 1, description: 'longest time a log record waits before its batch is written' },
   logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
+  retentionIntervalMs: { env: 'SVC_RETENTION_INTERVAL_MS', key: 'logs.retention_interval_ms', type: 'int', default: 3600000, min: 1000, description: 'how often log retention (days and max records) is enforced' },
   logSpoolBytes: { env: 'SVC_LOG_SPOOL_BYTES', key: 'logs.spool_bytes', type: 'int', default: 1073741824, min: 1024, description: 'disk spool bound; past it POST /logs answers 503' },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -5,9 +5,15 @@ import { swaggerRoutes } from '../swagger.js';
 import type { BuildInfo } from '../../version.js';
 import { publicRoutes } from './public.js';
 import { featureRoutes } from './features.js';
+import { masterRoutes } from './masters.js';
+import { tenantRoutes } from './tenant.js';
+import { whoamiRoutes } from './whoami.js';
+import { usageRoutes } from './usage.js';
+import { logRoutes } from './logs.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
-  const routes: Route[] = [...publicRoutes, ...featureRoutes];
+  const routes: Route[] = [...publicRoutes, ...featureRoutes, ...logRoutes];
+  routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;
 }

@@ -1,0 +1,181 @@
+/**
+ * The logs actor, on the main thread beside chDB: it takes POST /logs bodies
+ * (parse, validate, id, row), hands rows to the writer, serves log pages and
+ * deletions, and enforces retention. Feature flags are cached here so the
+ * ingestion path never waits for them.
+ */
+import { join } from 'node:path';
+import type { ActorDefinition } from '../runtime/actor.js';
+import type { MainContext } from '../main-context.js';
+import type { RawInput, RouteInput } from '../../http/route.js';
+import { badRequest, unavailable } from '../../errors.js';
+import { clampLimit } from '../../http/schema.js';
+import { configChannel } from '../../storage/redis/layout.js';
+import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '../../storage/clickhouse/logs.js';
+import { flagDefaults, type Flags } from '../features/flags.js';
+import { IdGenerator } from './ids.js';
+import { parseLogBody } from './parse.js';
+import { chTime, toRow, type LogRecord } from './record.js';
+import { LogWriter } from './writer.js';
+import { enforceRetention } from './retention.js';
+
+/** Receives the error-looking records of each accepted request (the log-error webhook plugs in here). */
+export type IngestObserver = (errors: LogRecord[], accepted: number) => void;
+
+export interface LogsActor extends ActorDefinition<MainContext> {
+  observers: IngestObserver[];
+  writer(): LogWriter;
+  flags(): Flags;
+}
+
+const rfc3339 = (chText: string): string => `${chText.replace(' ', 'T')}Z`;
+
+export function logView(r: LogRow): Record<string, unknown> {
+  const { created_text, updated_text, ...rest } = r;
+  return { ...rest, createdAt: rfc3339(created_text), updatedAt: rfc3339(updated_text), deletedAt: { time: null, valid: false } };
+}
+
+export function logsActor(): LogsActor {
+  let writer: LogWriter | undefined;
+  let ids: IdGenerator;
+  let flags: Flags = { ...flagDefaults };
+  let flagTimer: NodeJS.Timeout | undefined;
+  let retentionTimer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => Promise<void>) | undefined;
+  let lastStamp = { ms: 0, text: '' };
+  const observers: IngestObserver[] = [];
+
+  const refreshFlags = async (ctx: MainContext): Promise<void> => {
+    try {
+      flags = await ctx.ask<Flags>('features', 'get');
+    } catch (err) {
+      ctx.log.warn({ err }, 'could not refresh feature flags; keeping the last known');
+    }
+  };
+
+  const stamp = (ms: number): string => {
+    if (ms !== lastStamp.ms) lastStamp = { ms, text: chTime(ms) };
+    return lastStamp.text;
+  };
+
+  const filterOf = (q: Record<string, unknown>, masterId?: number): LogFilter => {
+    const f: LogFilter = {
+      master_id: q.master_id as number | undefined,
+      key_id: q.key_id as number | undefined,
+      model: q.model as string | undefined,
+      group: q.group as string | undefined,
+      status_code: q.status_code as number | undefined,
+      since: q.since as number | undefined,
+      until: q.until as number | undefined,
+      error_only: q.error_only as boolean | undefined,
+    };
+    if (f.since !== undefined && f.until !== undefined && f.until <= f.since) {
+      throw badRequest('until must be after since', { until: 'must be greater than since' });
+    }
+    if (masterId !== undefined) f.master_id = masterId; // a tenant sees its own records only
+    return f;
+  };
+
+  return {
+    name: 'logs',
+    placement: 'main',
+    concurrency: 256,
+    observers,
+    writer: () => writer!,
+    flags: () => flags,
+    handlers: {
+      ingest: ({ body, contentType }: RawInput, ctx) => {
+        const { records, batch } = parseLogBody(body, contentType);
+        const now = ctx.now();
+        const ingestedAt = stamp(now);
+        const keepBody = flags.log_request_body_enabled;
+        const lines: string[] = new Array(records.length);
+        let errors: LogRecord[] | undefined;
+        for (let i = 0; i < records.length; i++) {
+          const rec = records[i]!;
+          if (rec.status_code >= 400 || rec.error_message) (errors ??= []).push(rec);
+          lines[i] = JSON.stringify(toRow(rec, ids.next(), ingestedAt, keepBody));
+        }
+        if (!writer!.accept(lines.length === 1 ? lines[0]! : lines.join('\n'), records.length)) {
+          throw unavailable('log storage is backed up; retry later', 5);
+        }
+        if (errors && observers.length) for (const o of observers) o(errors, records.length);
+        return batch ? { accepted: records.length } : { accepted: 1, id: records[0]!.id as number };
+      },
+
+      list: async ({ query, principal }: RouteInput, ctx) => {
+        const q = query as Record<string, unknown>;
+        const masterId = principal.type === 'master' ? principal.id : undefined;
+        const limit = clampLimit(q.limit as number | undefined);
+        const offset = (q.offset as number | undefined) ?? 0;
+        const { items, total } = await listLogs(ctx.clickhouse, filterOf(q, masterId), limit, offset);
+        return { items: items.map(logView), total, limit, offset };
+      },
+
+      delete: async ({ query }: RouteInput, ctx) => {
+        const q = query as Record<string, unknown>;
+        const before = Date.parse(q.before as string);
+        if (Number.isNaN(before)) throw badRequest('before must be an RFC 3339 time', { before: 'must be an RFC 3339 time' });
+        // Records still buffered would escape the deletion: write them first.
+        await writer!.flushNow();
+        const deleted = await deleteLogs(ctx.clickhouse, {
+          before: new Date(before),
+          master_id: q.master_id as number | undefined,
+          key_id: q.key_id as number | undefined,
+          model: q.model as string | undefined,
+          status_code: q.status_code as number | undefined,
+        });
+        return { deleted };
+      },
+
+      /** Enforces log_retention_days and log_max_records now; the timer calls it too. */
+      retention: async (_: unknown, ctx) => {
+        await refreshFlags(ctx);
+        await writer!.flushNow();
+        return enforceRetention(ctx.clickhouse, flags, ctx.now(), ctx.log);
+      },
+
+      flush: () => writer!.flushNow(),
+      state: () => ({ ...writer!.stats, ...writer!.backlog, flags }),
+    },
+
+    async start(ctx) {
+      ids = new IdGenerator(ctx.config.nodeId, () => ctx.now());
+      ids.resumeAfter(await maxIdOfNode(ctx.clickhouse, ctx.config.nodeId));
+      writer = new LogWriter(
+        {
+          table: 'logs',
+          batchRecords: ctx.config.logBatchRecords,
+          batchBytes: ctx.config.logBatchBytes,
+          flushMs: ctx.config.logFlushMs,
+          memoryBytes: ctx.config.logMemoryBytes,
+          spoolBytes: ctx.config.logSpoolBytes,
+          spoolDir: join(ctx.config.dataDir, 'log-spool'),
+        },
+        ctx.clickhouse,
+        ctx.log,
+      );
+      writer.start();
+      await refreshFlags(ctx);
+      // Another node's flag change arrives on the config channel; the timer covers a missed message.
+      unsubscribe = await ctx.store
+        .subscribe(configChannel, (m) => {
+          if (m.includes('"features"')) void refreshFlags(ctx);
+        })
+        .catch(() => undefined);
+      flagTimer = setInterval(() => void refreshFlags(ctx), 5000);
+      flagTimer.unref();
+      retentionTimer = setInterval(() => {
+        ctx.ask('logs', 'retention').catch((err: unknown) => ctx.log.error({ err }, 'log retention failed'));
+      }, ctx.config.retentionIntervalMs);
+      retentionTimer.unref();
+    },
+
+    async stop() {
+      clearInterval(flagTimer);
+      clearInterval(retentionTimer);
+      await unsubscribe?.().catch(() => undefined);
+      await writer?.stop();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The LogRecord as the data plane sends it, and its row form for ClickHouse.
+ * Unknown fields are tolerated (ClickHouse skips them), so a newer data plane
+ * can send more than this version stores.
+ */
+import { compileBody, type JSONSchema } from '../../http/schema.js';
+
+const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
+const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });
+
+export const logRecordSchema: JSONSchema = {
+  type: 'object',
+  required: ['key_id', 'master_id', 'status_code'],
+  properties: {
+    key_id: uint(Number.MAX_SAFE_INTEGER),
+    master_id: uint(Number.MAX_SAFE_INTEGER),
+    group: text(200),
+    model: text(200),
+    status_code: { type: 'integer', minimum: 0, maximum: 999 },
+    latency_ms: uint(),
+    tokens_in: uint(),
+    tokens_out: uint(),
+    request_size: uint(),
+    response_size: uint(),
+    client_ip: text(64),
+    error_message: text(65536),
+    audit_reason: text(1024),
+    request_body: { type: 'string' },
+    response_body: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const validateLogRecord = compileBody(logRecordSchema);
+
+/** A validated record, as parsed. */
+export type LogRecord = Record<string, unknown> & {
+  key_id: number;
+  master_id: number;
+  status_code: number;
+  error_message?: string;
+  request_body?: string;
+  createdAt?: string;
+};
+
+/** ClickHouse's DateTime64(3) text form, in UTC: 2026-01-02 03:04:05.678 */
+export const chTime = (ms: number): string => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+
+/**
+ * Turns a record into its row in place (the parsed object is ours): the id
+ * and ingestion time are added, client-side timestamps renamed or dropped.
+ */
+export function toRow(rec: LogRecord, id: number, ingestedAt: string, keepRequestBody: boolean): LogRecord {
+  const row = rec as Record<string, unknown>;
+  row.id = id;
+  row.created_at = rec.createdAt ? chTime(Date.parse(rec.createdAt)) : ingestedAt;
+  delete row.createdAt;
+  delete row.updatedAt;
+  delete row.deletedAt;
+  if (!keepRequestBody) delete row.request_body;
+  return rec;
+}

@@ -1,0 +1,141 @@
+/**
+ * Queries of the raw `logs` table: filtered pages, exact totals, deletion by
+ * condition (with the rollups rebuilt so they agree), and what retention
+ * needs. All values are bound parameters.
+ */
+import type { ClickHouse, QueryParams } from './client.js';
+import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
+
+export interface LogFilter {
+  master_id?: number;
+  key_id?: number;
+  model?: string;
+  group?: string;
+  status_code?: number;
+  /** Unix seconds, inclusive. */
+  since?: number;
+  /** Unix seconds, exclusive. */
+  until?: number;
+  /** Only records counted as errors: status >= 400 or a non-empty error_message. */
+  error_only?: boolean;
+}
+
+export interface LogRow {
+  id: number;
+  key_id: number;
+  master_id: number;
+  group: string;
+  model: string;
+  status_code: number;
+  latency_ms: number;
+  tokens_in: number;
+  tokens_out: number;
+  request_size: number;
+  response_size: number;
+  client_ip: string;
+  error_message: string;
+  audit_reason: string;
+  request_body: string;
+  response_body: string;
+  /** DateTime64 text in UTC; aliases differ from the columns so they do not shadow them in WHERE. */
+  created_text: string;
+  updated_text: string;
+}
+
+const equalities: Array<[keyof LogFilter, string, string]> = [
+  ['master_id', 'master_id', 'UInt64'],
+  ['key_id', 'key_id', 'UInt64'],
+  ['model', 'model', 'String'],
+  ['group', '`group`', 'String'],
+  ['status_code', 'status_code', 'UInt16'],
+];
+
+export function whereOf(f: LogFilter): { where: string; params: QueryParams } {
+  const parts: string[] = [];
+  const params: QueryParams = {};
+  for (const [name, column, type] of equalities) {
+    if (f[name] === undefined) continue;
+    parts.push(`${column} = {${name}:${type}}`);
+    params[name] = f[name];
+  }
+  if (f.since !== undefined) {
+    parts.push("created_at >= {since:DateTime64(3, 'UTC')}");
+    params.since = new Date(f.since * 1000);
+  }
+  if (f.until !== undefined) {
+    parts.push("created_at < {until:DateTime64(3, 'UTC')}");
+    params.until = new Date(f.until * 1000);
+  }
+  if (f.error_only) parts.push("(status_code >= 400 OR error_message != '')");
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+const columns =
+  'id, key_id, master_id, `group`, model, status_code, latency_ms, tokens_in, tokens_out, request_size, response_size, ' +
+  'client_ip, error_message, audit_reason, request_body, response_body, toString(created_at) AS created_text, toString(updated_at) AS updated_text';
+
+export async function listLogs(
+  ch: ClickHouse,
+  filter: LogFilter,
+  limit: number,
+  offset: number,
+): Promise<{ items: LogRow[]; total: number }> {
+  const { where, params } = whereOf(filter);
+  const [items, count] = await Promise.all([
+    ch.query<LogRow>(
+      `SELECT ${columns} FROM logs ${where} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      { ...params, limit, offset },
+    ),
+    ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params),
+  ]);
+  return { items, total: Number(count[0]?.n ?? 0) };
+}
+
+export async function countLogs(ch: ClickHouse, filter: LogFilter = {}): Promise<number> {
+  const { where, params } = whereOf(filter);
+  const rows = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Deletes a slice of raw logs and rebuilds the rollups it touched; returns how many rows went. */
+export async function deleteLogs(ch: ClickHouse, slice: LogsSlice): Promise<number> {
+  const { sql, params } = deleteLogsSql(slice);
+  const countSql = sql.replace(/^DELETE FROM logs/, 'SELECT count() AS n FROM logs');
+  const n = Number((await ch.query<{ n: number }>(countSql, params))[0]?.n ?? 0);
+  if (n === 0) return 0;
+  await ch.command(sql, params);
+  for (const s of rebuildRollupsSql(slice)) await ch.command(s.sql, s.params);
+  return n;
+}
+
+/** The largest id a node has stored (0 when none): ids resume after it. */
+export async function maxIdOfNode(ch: ClickHouse, node: number): Promise<number> {
+  const rows = await ch.query<{ top: number }>(
+    'SELECT max(id) AS top FROM logs WHERE intDiv(id, 256) % 16 = {node:UInt8}',
+    { node },
+  );
+  return Number(rows[0]?.top ?? 0);
+}
+
+/** Day partitions (YYYYMMDD) of the raw table and every rollup. */
+export async function dayPartitions(ch: ClickHouse): Promise<Array<{ table: string; partition: string }>> {
+  const tables = ['logs', ...ROLLUPS.map((r) => r.table)];
+  return ch.query<{ table: string; partition: string }>(
+    'SELECT DISTINCT table, partition FROM system.parts WHERE database = currentDatabase() AND active AND has({tables:Array(String)}, table) ORDER BY table, partition',
+    { tables },
+  );
+}
+
+export async function dropPartition(ch: ClickHouse, table: string, partition: string): Promise<void> {
+  if (!/^[a-z_]+$/.test(table) || !/^\d{8}$/.test(partition)) throw new Error(`bad partition ${table}/${partition}`);
+  await ch.command(`ALTER TABLE ${table} DROP PARTITION ${partition}`);
+}
+
+/** created_at of the n-th oldest record (1-based), as Unix milliseconds; null when there are fewer. */
+export async function nthOldest(ch: ClickHouse, n: number): Promise<number | null> {
+  const rows = await ch.query<{ ms: number }>(
+    'SELECT toUnixTimestamp64Milli(created_at) AS ms FROM logs ORDER BY created_at, id LIMIT 1 OFFSET {skip:UInt64}',
+    { skip: n - 1 },
+  );
+  return rows[0] ? Number(rows[0].ms) : null;
+}

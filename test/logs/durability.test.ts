@@ -1,0 +1,93 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adminToken, freshDatabase, postgresAvailable, startTestService, type TestService } from '../helpers/harness.js';
+import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
+
+const record = (i: number) => ({ key_id: 5, master_id: 3, status_code: 200, model: 'm', request_body: `req-${i}`, tokens_in: i });
+
+interface LogsState {
+  accepted: number;
+  stored: number;
+  spooled: number;
+  refused: number;
+  spoolBatches: number;
+  spoolBytes: number;
+  pendingRecords: number;
+}
+const state = (svc: TestService) => svc.service.system.ask<LogsState>('logs', 'state');
+
+/** Makes ClickHouse refuse inserts, as an outage would, until the returned function is called. */
+function breakInserts(ch: ClickHouse): () => void {
+  const real = ch.insert.bind(ch);
+  ch.insert = () => Promise.reject(new Error('ClickHouse unavailable (test outage)'));
+  return () => {
+    ch.insert = real;
+  };
+}
+
+const ids = async (ch: ClickHouse) =>
+  (await ch.query<{ tokens_in: number }>('SELECT tokens_in FROM logs ORDER BY tokens_in')).map((r) => r.tokens_in);
+
+t.test('an outage: batches retry, spill to the disk spool, and every record lands exactly once when it ends', async (t) => {
+  const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '20', SVC_LOG_MEMORY_BYTES: '4096' } });
+  t.teardown(() => svc.stop());
+  const ch = svc.service.context.clickhouse;
+  const restore = breakInserts(ch);
+  for (let i = 0; i < 60; i++) t.equal((await svc.request('POST', '/logs', { body: record(i) })).status, 202);
+  await new Promise((r) => setTimeout(r, 300));
+  const during = await state(svc);
+  t.ok(during.spoolBatches > 0, `the spool grew (${during.spoolBatches} batches, ${during.spoolBytes} bytes)`);
+  t.equal(during.stored, 0);
+  restore();
+  await svc.service.system.ask('logs', 'flush');
+  const got = await ids(ch);
+  t.same(got, Array.from({ length: 60 }, (_, i) => i), 'every record exactly once');
+  const after = await state(svc);
+  t.equal(after.spoolBatches, 0, 'the spool is empty again');
+  t.equal(after.stored, 60);
+});
+
+t.test('past the disk bound: 503 with Retry-After, never a silent drop', async (t) => {
+  const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '10', SVC_LOG_MEMORY_BYTES: '2048', SVC_LOG_SPOOL_BYTES: '4096' } });
+  t.teardown(() => svc.stop());
+  const ch = svc.service.context.clickhouse;
+  const restore = breakInserts(ch);
+  let accepted = 0;
+  let refused: { status: number; headers: Headers; json: any } | undefined;
+  for (let i = 0; i < 400 && !refused; i++) {
+    const r = await svc.request('POST', '/logs', { body: record(i) });
+    if (r.status === 202) accepted++;
+    else refused = r;
+    if (i % 10 === 0) await new Promise((res) => setTimeout(res, 15));
+  }
+  t.ok(refused, 'backpressure reached');
+  t.equal(refused!.status, 503);
+  t.equal(refused!.json.code, 'unavailable');
+  t.ok(Number(refused!.headers.get('retry-after')) > 0);
+  restore();
+  await svc.service.system.ask('logs', 'flush');
+  t.equal((await ids(ch)).length, accepted, 'exactly the accepted records are stored');
+});
+
+t.test('shutdown while ClickHouse is down spools everything; the next start replays it', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-spool-'));
+  const db = (await postgresAvailable()) ? await freshDatabase() : undefined;
+  t.teardown(async () => {
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const first = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true, env: { SVC_LOG_FLUSH_MS: '5000' } });
+  breakInserts(first.service.context.clickhouse);
+  for (let i = 0; i < 25; i++) await first.request('POST', '/logs', { body: record(i) });
+  await first.stop(); // SIGTERM path: flush or spool
+  const second = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true });
+  t.teardown(() => second.stop());
+  await second.service.system.ask('logs', 'flush');
+  t.same(await ids(second.service.context.clickhouse), Array.from({ length: 25 }, (_, i) => i), 'replayed in full, once');
+  const r = await second.request('POST', '/logs', { body: record(99) });
+  t.equal(r.status, 202);
+  const listed = await second.request('GET', '/admin/logs?limit=1', { token: adminToken });
+  t.ok(listed.json.total >= 25);
+});

@@ -1,0 +1,49 @@
+import t from 'tap';
+import { adminToken, startTestService } from '../helpers/harness.js';
+
+const day = 86_400_000;
+const svc = await startTestService();
+t.teardown(() => svc.stop());
+const admin = { token: adminToken };
+const ch = svc.service.context.clickhouse;
+const retention = () => svc.service.system.ask<{ partitions_dropped: number; deleted_by_age: number; deleted_by_count: number }>('logs', 'retention');
+const createdAts = async () =>
+  (await svc.request('GET', '/admin/logs?limit=200', admin)).json.items.map((i: { createdAt: string }) => i.createdAt).sort();
+
+// "Now" is moved to a fixed instant on every thread; records carry times relative to it.
+const now = Date.UTC(2026, 2, 15, 12, 0, 0);
+svc.service.clock.set(now);
+const at = (daysAgo: number, hours = 0) => new Date(now - daysAgo * day + hours * 3_600_000).toISOString();
+
+t.test('retention drops whole old days, trims the boundary day, and the rollups follow', async (t) => {
+  const rows = [40, 31, 30.5, 29, 2, 0].map((d, i) => ({ key_id: i + 1, master_id: 1, status_code: 200, latency_ms: 10, createdAt: at(d) }));
+  t.equal((await svc.request('POST', '/logs', { body: rows })).status, 202);
+  await svc.service.system.ask('logs', 'flush');
+  t.equal((await svc.request('PUT', '/admin/features', { ...admin, body: { log_retention_days: 30 } })).status, 200);
+  const r = await retention();
+  t.equal(r.partitions_dropped, 2, 'the days 40 and 31 days back went as whole partitions');
+  t.equal(r.deleted_by_age, 1, 'the row 30.5 days back, in the boundary day, was deleted');
+  t.same(await createdAts(), [at(29), at(2), at(0)]);
+  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global']) {
+    const [rollup] = await ch.query<{ n: number }>(`SELECT sum(requests) AS n FROM ${table}`);
+    t.equal(Number(rollup!.n), 3, `${table} follows`);
+  }
+});
+
+t.test('log_max_records keeps the newest rows', async (t) => {
+  await svc.request('PUT', '/admin/features', { ...admin, body: { log_max_records: 2 } });
+  const r = await retention();
+  t.equal(r.deleted_by_count, 1);
+  t.same(await createdAts(), [at(2), at(0)], 'the oldest went first');
+});
+
+t.test('time moves on: what was recent ages out', async (t) => {
+  svc.service.clock.set(now + 29 * day);
+  await retention();
+  t.same(await createdAts(), [at(0)], 'the record 2 days old is now 31 days old');
+  await svc.request('PUT', '/admin/features', { ...admin, body: { log_retention_days: 0, log_max_records: 0 } });
+  svc.service.clock.set(now + 400 * day);
+  const r = await retention();
+  t.equal(r.partitions_dropped, 1, 'the default of 30 days applies again once the overrides are cleared');
+  t.same(await createdAts(), []);
+});
