@@ -20,6 +20,8 @@ import type { ActorDefinition } from './actors/runtime/actor.js';
 import workerRegistry from './actors/registry.js';
 import { outboxRelay } from './actors/outbox/relay.js';
 import { healthActor } from './actors/health/actor.js';
+import { upstreamJobs } from './actors/upstreams/jobs.js';
+import { fullSync } from './actors/upstreams/full-sync.js';
 import { logsActor } from './actors/logs/actor.js';
 import { HttpServer } from './http/server.js';
 import { Authenticator } from './http/auth.js';
@@ -86,7 +88,7 @@ export async function startService(config: Config, log: Logger, options: Service
       ...system.messaging,
     };
     const logs = logsActor();
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), logs, identityActor(), quotaResetJob()];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob()];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

@@ -8,6 +8,12 @@ type Loader = () => Promise<{ default: ActorDefinition<any> }>;
 
 const registry: Record<string, Loader> = {
   features: () => import('./features/actor.js'),
+  upstreams: () => import('./upstreams/actor.js'),
+  bindings: () => import('./upstreams/bindings-actor.js'),
+  models: () => import('./upstreams/models-actor.js'),
+  masters: () => import('./tenancy/masters.js'),
+  'child-keys': () => import('./tenancy/keys.js'),
+  'tenancy-usage': () => import('./tenancy/usage.js'),
 };
 
 export default registry;

@@ -5,6 +5,9 @@ import { swaggerRoutes } from '../swagger.js';
 import type { BuildInfo } from '../../version.js';
 import { publicRoutes } from './public.js';
 import { featureRoutes } from './features.js';
+import { upstreamRoutes } from './upstreams.js';
+import { bindingRoutes } from './bindings.js';
+import { modelRoutes } from './models.js';
 import { masterRoutes } from './masters.js';
 import { tenantRoutes } from './tenant.js';
 import { whoamiRoutes } from './whoami.js';
@@ -12,7 +15,7 @@ import { usageRoutes } from './usage.js';
 import { logRoutes } from './logs.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
-  const routes: Route[] = [...publicRoutes, ...featureRoutes, ...logRoutes];
+  const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
   routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;

@@ -32,3 +32,36 @@ export const configChange = (kind: string, at: number, ids?: Array<string | numb
   channel: configChannel,
   message: JSON.stringify({ kind, at, ...(ids ? { ids } : {}) } satisfies ConfigChange),
 });
+
+/** Tenancy (docs/store-layout.md, "Tenancy"): token metadata and master state for the data plane and /auth/whoami. */
+export const tenancyKeys = {
+  /** Hash of one child key's metadata, keyed by the SHA-256 hex digest of the key (token_hash). */
+  token: (tokenHash: string): string => `tenancy:token:${tokenHash}`,
+  /** Hash of one master's state: epoch, status (`active`, `suspended`, `deleted`), limits. */
+  master: (masterId: number | string): string => `tenancy:master:${masterId}`,
+};
+
+/** Upstream routing tables (docs/store-layout.md, "Upstream routing"). */
+export const routingKeys = {
+  /** String: the routing version of the last routing write delivered. */
+  version: 'route:version',
+  /** Set of the ids of the groups the data plane may use. */
+  groups: 'route:groups',
+  /** Hash of one usable provider group. */
+  group: (id: number) => `route:group:${id}`,
+  /** Hash of a usable group's usable keys: field = key id, value = JSON. */
+  groupKeys: (id: number) => `route:group:${id}:keys`,
+  /** Set of every bindingKey with a snapshot. */
+  bindings: 'route:bindings',
+  /** String: the JSON snapshot of one bindingKey (namespace + "." + public_model). */
+  binding: (bindingKey: string) => `route:binding:${bindingKey}`,
+  /** Globs of every routing key, for removing stale ones on a full snapshot. */
+  patterns: ['route:group:*', 'route:binding:*'],
+};
+
+/** A routing change on configChannel: configChange plus the routing version and the groups touched. */
+export const routingChange = (kind: 'routing' | 'routing_snapshot', at: number, version: number, bindingKeys: string[], groupIds: number[]) => ({
+  op: 'publish' as const,
+  channel: configChannel,
+  message: JSON.stringify({ kind, at, ids: bindingKeys, version, groups: groupIds } satisfies ConfigChange & { version: number; groups: number[] }),
+});

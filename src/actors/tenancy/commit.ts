@@ -1,0 +1,43 @@
+/**
+ * One transaction of the tenancy domain: the database change and the store
+ * operations that mirror it are committed together through the outbox, then
+ * the relay is kicked so the data plane sees the change at once.
+ */
+import type { CommonQueryMethods } from 'slonik';
+import type { BaseContext } from '../runtime/actor.js';
+import type { StoreOp } from '../../storage/redis/store.js';
+import { enqueueOps } from '../../storage/postgres/outbox.js';
+import { configChange } from '../../storage/redis/layout.js';
+
+export interface Change<T> {
+  result: T;
+  ops: StoreOp[];
+  /** Ids announced on the config channel. */
+  ids?: number[];
+}
+
+/** Outbox entries stay small enough for one MULTI each. */
+const CHUNK = 500;
+
+export async function enqueueChange(tx: CommonQueryMethods, kind: string, at: number, ops: StoreOp[], ids?: number[]): Promise<void> {
+  if (ops.length === 0) return;
+  for (let i = 0; i < ops.length; i += CHUNK) {
+    const chunk = ops.slice(i, i + CHUNK);
+    const last = i + CHUNK >= ops.length;
+    await enqueueOps(tx, last ? [...chunk, configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined)] : chunk);
+  }
+}
+
+export async function commit<T>(
+  ctx: BaseContext,
+  kind: 'masters' | 'keys',
+  work: (tx: CommonQueryMethods) => Promise<Change<T>>,
+): Promise<T> {
+  const change = await ctx.db.transaction(async (tx) => {
+    const c = await work(tx);
+    await enqueueChange(tx, kind, ctx.now(), c.ops, c.ids);
+    return c;
+  });
+  if (change.ops.length > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
+  return change.result;
+}

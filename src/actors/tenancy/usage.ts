@@ -1,0 +1,82 @@
+/**
+ * Usage of child keys: counters flushed by the data plane and the periodic
+ * quota resets. Both mirror quota_used into the token metadata through the
+ * outbox so the data plane enforces quota_limit against the same number.
+ */
+import { defineActor } from '../runtime/actor.js';
+import type { RouteInput } from '../../http/route.js';
+import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
+import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
+import { enqueueChange } from './commit.js';
+import { quotaUsedOp } from './metadata.js';
+import { periodStart } from './quota.js';
+
+interface FlushBody {
+  keys?: KeyUsage[];
+  upstream_keys?: Array<{ id: number; requests: number; success: number; failure: number }>;
+  flush_id?: string;
+}
+
+/** How long a flush id is remembered. */
+const FLUSH_ID_TTL_MS = 10 * 60_000;
+
+/** Sums repeated token hashes of one batch, keeping the latest access. */
+function merge(items: KeyUsage[]): KeyUsage[] {
+  const byHash = new Map<string, KeyUsage>();
+  for (const i of items) {
+    const m = byHash.get(i.token_hash);
+    if (!m) byHash.set(i.token_hash, { ...i });
+    else {
+      m.requests += i.requests;
+      m.tokens += i.tokens;
+      m.last_accessed_at = Math.max(m.last_accessed_at, i.last_accessed_at);
+    }
+  }
+  return [...byHash.values()];
+}
+
+export default defineActor({
+  name: 'tenancy-usage',
+  placement: 'worker',
+  handlers: {
+    flush: async ({ body }: RouteInput<FlushBody>, ctx) => {
+      const now = ctx.now();
+      const { answer, ops } = await ctx.db.transaction(async (tx) => {
+        if (body.flush_id) {
+          const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
+          if (seen) return { answer: seen, ops: 0 };
+        }
+        const items = body.keys ?? [];
+        const known = new Set<string>();
+        const updated = await applyKeyUsage(tx, merge(items));
+        for (const u of updated) known.add(u.token_hash);
+        const answer = {
+          accepted_keys: items.filter((i) => known.has(i.token_hash)).length,
+          accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
+        };
+        if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
+        const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
+        await enqueueChange(tx, 'quota', now, quotaOps);
+        return { answer, ops: quotaOps.length };
+      });
+      if (ops > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
+      return answer;
+    },
+
+    /** Zeroes quotas whose period has ended (asked by the quota-reset job). */
+    resetQuotas: async (_: unknown, ctx) => {
+      const now = ctx.now();
+      const reset = await ctx.db.transaction(async (tx) => {
+        let count = 0;
+        for (const type of ['daily', 'weekly', 'monthly']) {
+          const rows = await resetQuotas(tx, type, periodStart(type, now)!);
+          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaUsedOp(r.token_hash, 0)));
+          count += rows.length;
+        }
+        return count;
+      });
+      if (reset > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
+      return { reset };
+    },
+  },
+});

@@ -1,0 +1,77 @@
+/** Provider group rules: types, the cloud-platform location default, deletion guarded by bindings. */
+import type { CommonQueryMethods } from 'slonik';
+import type { BaseContext } from '../runtime/actor.js';
+import type { RouteInput } from '../../http/route.js';
+import { conflict, notFound } from '../../errors.js';
+import { deleteGroup, findGroup, insertGroup, listGroups, updateGroup, type GroupRow } from '../../storage/postgres/upstreams.js';
+import { bindingsOfGroup, updateBindings } from '../../storage/postgres/bindings.js';
+import { clampLimit } from '../../http/schema.js';
+import { mapDbErrors } from './db-errors.js';
+import { routedChange } from './sync.js';
+import { cloudPlatformType } from './values.js';
+
+
+type GroupInput = Partial<Omit<GroupRow, 'id' | 'createdAt' | 'updatedAt' | 'deletedAt'>>;
+
+/** The cloud-platform kind gets `global` when no location is given. */
+function withLocationDefault(values: GroupInput, current?: GroupRow): GroupInput {
+  const type = values.type ?? current?.type;
+  const location = values.cloud_location !== undefined ? values.cloud_location : current?.cloud_location;
+  return type === cloudPlatformType && !location ? { ...values, cloud_location: 'global' } : values;
+}
+
+export async function requireGroup(db: CommonQueryMethods, id: number, lock = false): Promise<GroupRow> {
+  const g = await findGroup(db, id, lock);
+  if (!g) throw notFound('provider group', { id });
+  return g;
+}
+
+export const groupHandlers = {
+  createGroup: ({ body }: RouteInput<GroupInput>, ctx: BaseContext) =>
+    mapDbErrors(
+      () =>
+        routedChange(ctx, async (tx) => {
+          const g = await insertGroup(tx, withLocationDefault(body));
+          return { result: g, affected: { groupIds: [g.id] } };
+        }),
+      'provider group',
+      'name',
+    ),
+
+  listGroups: async ({ query }: RouteInput<unknown, { page: number; limit?: number; search?: string }>, ctx: BaseContext) => {
+    const limit = clampLimit(query.limit);
+    return { ...(await listGroups(ctx.db, { page: query.page, limit, search: query.search })), page: query.page, limit };
+  },
+
+  getGroup: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx: BaseContext) => requireGroup(ctx.db, params.id),
+
+  updateGroup: ({ params, body }: RouteInput<GroupInput, unknown, { id: number }>, ctx: BaseContext) =>
+    mapDbErrors(
+      () =>
+        routedChange(ctx, async (tx) => {
+          const current = await requireGroup(tx, params.id, true);
+          const g = (await updateGroup(tx, params.id, withLocationDefault(body, current)))!;
+          return { result: g, affected: { groupIds: [g.id] } };
+        }),
+      'provider group',
+      'name',
+    ),
+
+  /** 409 listing the active bindings that target the group, unless `force`, which disables them. */
+  deleteGroup: ({ params, query }: RouteInput<unknown, { force?: boolean }, { id: number }>, ctx: BaseContext) =>
+    routedChange(ctx, async (tx) => {
+      await requireGroup(tx, params.id, true);
+      const active = (await bindingsOfGroup(tx, params.id)).filter((b) => b.status === 'active');
+      if (active.length > 0 && !query.force) {
+        throw conflict('provider group is referenced by bindings; retry with ?force=true to disable them', {
+          bindings: active.map((b) => ({ id: b.id, binding_key: b.binding_key })),
+        });
+      }
+      if (active.length > 0) await updateBindings(tx, active.map((b) => b.id), { status: 'disabled' });
+      await deleteGroup(tx, params.id);
+      return {
+        result: { id: params.id, deleted: true, disabled_bindings: active.map((b) => b.id) },
+        affected: { groupIds: [params.id], bindingKeys: active.map((b) => b.binding_key) },
+      };
+    }),
+};

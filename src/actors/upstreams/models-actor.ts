@@ -1,0 +1,60 @@
+/** The model capability registry: admin CRUD and the remote registry (refresh, status, check, rollback). */
+import { defineActor } from '../runtime/actor.js';
+import type { RouteInput } from '../../http/route.js';
+import { notFound } from '../../errors.js';
+import { deleteModel, findModel, insertModel, listModels, updateModel, type ModelRow } from '../../storage/postgres/models.js';
+import { mapDbErrors } from './db-errors.js';
+import { routedChange } from './sync.js';
+import { checkRegistry, refreshRegistry, registryStatus, rollbackRegistry } from './registry.js';
+
+type ModelInput = Partial<Omit<ModelRow, 'id' | 'source' | 'createdAt' | 'updatedAt' | 'deletedAt'>>;
+
+export default defineActor({
+  name: 'models',
+  placement: 'worker',
+  handlers: {
+    list: (_: unknown, ctx) => listModels(ctx.db),
+
+    get: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+      const m = await findModel(ctx.db, params.id);
+      if (!m) throw notFound('model', { id: params.id });
+      return m;
+    },
+
+    create: ({ body }: RouteInput<ModelInput>, ctx) =>
+      mapDbErrors(
+        () =>
+          routedChange(ctx, async (tx) => {
+            const m = await insertModel(tx, { ...body, source: 'admin' });
+            return { result: m, affected: { models: [m.name] } };
+          }),
+        'model',
+        'name',
+      ),
+
+    update: ({ params, body }: RouteInput<ModelInput, unknown, { id: number }>, ctx) =>
+      mapDbErrors(
+        () =>
+          routedChange(ctx, async (tx) => {
+            const before = await findModel(tx, params.id);
+            if (!before) throw notFound('model', { id: params.id });
+            const m = (await updateModel(tx, params.id, { ...body, source: 'admin' }))!;
+            return { result: m, affected: { models: [before.name, m.name] } };
+          }),
+        'model',
+        'name',
+      ),
+
+    delete: ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) =>
+      routedChange(ctx, async (tx) => {
+        const m = await deleteModel(tx, params.id);
+        if (!m) throw notFound('model', { id: params.id });
+        return { result: { id: m.id, deleted: true }, affected: { models: [m.name] } };
+      }),
+
+    registryRefresh: ({ body }: RouteInput<{ ref: string }>, ctx) => refreshRegistry(ctx, body.ref),
+    registryStatus: (_: unknown, ctx) => registryStatus(ctx),
+    registryCheck: (_: unknown, ctx) => checkRegistry(ctx),
+    registryRollback: (_: unknown, ctx) => rollbackRegistry(ctx),
+  },
+});

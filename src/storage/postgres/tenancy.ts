@@ -1,0 +1,294 @@
+/**
+ * Queries of masters and child keys (sql/postgres/002_tenancy.sql). Times the
+ * service decides (deletion, revocation, quota periods, flush ids) come from
+ * the service clock as ISO strings, so tests that move time move them too.
+ */
+import { sql, type CommonQueryMethods } from 'slonik';
+
+export interface MasterRow {
+  id: number;
+  name: string;
+  group: string;
+  key_prefix: string;
+  has_digest: boolean;
+  max_child_keys: number;
+  global_qps: number;
+  epoch: number;
+  status: 'active' | 'suspended';
+  default_namespace: string;
+  allowed_namespaces: string[];
+  child_keys: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface KeyRow {
+  id: number;
+  master_id: number;
+  name: string;
+  token_hash: string;
+  key_prefix: string;
+  issued_by: 'master' | 'admin';
+  issued_at_epoch: number;
+  group: string;
+  scopes: string;
+  quota_limit: number;
+  quota_used: number;
+  quota_reset_type: string;
+  quota_period_start: string | null;
+  model_limits_enabled: boolean;
+  model_limits: string;
+  allow_ips: string;
+  deny_ips: string;
+  default_namespace: string;
+  allowed_namespaces: string[];
+  status: 'active' | 'suspended';
+  revoked: boolean;
+  revoked_at: string | null;
+  expires_at: string | null;
+  request_count: number;
+  last_accessed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const masterColumns = sql.fragment`
+  m.id, m.name, m."group", m.key_prefix, m.key_digest IS NOT NULL AS has_digest, m.max_child_keys, m.global_qps,
+  m.epoch, m.status, m.default_namespace, to_jsonb(m.allowed_namespaces) AS allowed_namespaces,
+  (SELECT count(*) FROM child_keys c WHERE c.master_id = m.id AND NOT c.revoked)::int AS child_keys,
+  m.created_at, m.updated_at, m.deleted_at`;
+
+const keyColumns = sql.fragment`
+  k.id, k.master_id, k.name, k.token_hash, k.key_prefix, k.issued_by, k.issued_at_epoch, k."group", k.scopes,
+  k.quota_limit, k.quota_used, k.quota_reset_type, k.quota_period_start, k.model_limits_enabled, k.model_limits,
+  k.allow_ips, k.deny_ips, k.default_namespace, to_jsonb(k.allowed_namespaces) AS allowed_namespaces, k.status,
+  k.revoked, k.revoked_at, k.expires_at, k.request_count, k.last_accessed_at, k.created_at, k.updated_at`;
+
+const textArray = (values: string[]) => sql.array(values, 'text');
+const ts = (iso: string | null) => (iso === null ? sql.fragment`NULL` : sql.fragment`${iso}::timestamptz`);
+
+/** `SET a = $1, b = $2` from a column map; arrays become text[], `{ts: ...}` a timestamptz. */
+function assignments(fields: Record<string, unknown>) {
+  return sql.join(
+    Object.entries(fields).map(([column, value]) => {
+      const v = Array.isArray(value)
+        ? textArray(value as string[])
+        : value !== null && typeof value === 'object' && 'ts' in value
+          ? ts((value as { ts: string | null }).ts)
+          : sql.fragment`${value as string | number | boolean | null}`;
+      return sql.fragment`${sql.identifier([column])} = ${v}`;
+    }),
+    sql.fragment`, `,
+  );
+}
+
+// Masters.
+
+export interface NewMaster {
+  name: string;
+  group: string;
+  keyDigest: string;
+  keyPrefix: string;
+  maxChildKeys: number;
+  globalQps: number;
+}
+
+export async function insertMaster(db: CommonQueryMethods, m: NewMaster): Promise<MasterRow> {
+  const { id } = (await db.one(sql.unsafe`
+    INSERT INTO masters (name, "group", key_digest, key_prefix, max_child_keys, global_qps)
+    VALUES (${m.name}, ${m.group}, ${m.keyDigest}, ${m.keyPrefix}, ${m.maxChildKeys}, ${m.globalQps})
+    RETURNING id`)) as { id: number };
+  return (await getMaster(db, id))!;
+}
+
+/** A live (not deleted) master; `lock` takes its row lock for the rest of the transaction. */
+export async function getMaster(db: CommonQueryMethods, id: number, lock = false): Promise<MasterRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    SELECT ${masterColumns} FROM masters m WHERE m.id = ${id} AND m.deleted_at IS NULL
+    ${lock ? sql.fragment`FOR UPDATE OF m` : sql.fragment``}`)) as MasterRow | null;
+}
+
+export async function masterByDigest(db: CommonQueryMethods, digest: string): Promise<MasterRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    SELECT ${masterColumns} FROM masters m WHERE m.key_digest = ${digest} AND m.deleted_at IS NULL`)) as MasterRow | null;
+}
+
+export async function listMasters(
+  db: CommonQueryMethods,
+  q: { offset: number; limit: number; search?: string },
+): Promise<{ rows: MasterRow[]; total: number }> {
+  const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = pattern
+    ? sql.fragment`m.deleted_at IS NULL AND (m.name ILIKE ${pattern} OR m."group" ILIKE ${pattern})`
+    : sql.fragment`m.deleted_at IS NULL`;
+  const rows = (await db.any(sql.unsafe`
+    SELECT ${masterColumns} FROM masters m WHERE ${where} ORDER BY m.id LIMIT ${q.limit} OFFSET ${q.offset}`)) as MasterRow[];
+  const { total } = (await db.one(sql.unsafe`SELECT count(*)::int AS total FROM masters m WHERE ${where}`)) as { total: number };
+  return { rows, total };
+}
+
+/** Updates columns of a live master (touching updated_at); returns the new row. */
+export async function updateMaster(db: CommonQueryMethods, id: number, fields: Record<string, unknown>): Promise<MasterRow> {
+  await db.query(sql.unsafe`UPDATE masters SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
+  return (await db.one(sql.unsafe`SELECT ${masterColumns} FROM masters m WHERE m.id = ${id}`)) as MasterRow;
+}
+
+// Child keys.
+
+export interface NewKey {
+  masterId: number;
+  name: string;
+  tokenHash: string;
+  keyPrefix: string;
+  issuedBy: 'master' | 'admin';
+  issuedAtEpoch: number;
+  group: string;
+  scopes: string;
+  quotaLimit: number;
+  quotaResetType: string;
+  quotaPeriodStart: string | null;
+  modelLimitsEnabled: boolean;
+  modelLimits: string;
+  allowIps: string;
+  denyIps: string;
+  defaultNamespace: string;
+  allowedNamespaces: string[];
+  status: string;
+  expiresAt: string | null;
+}
+
+export async function insertKey(db: CommonQueryMethods, k: NewKey): Promise<KeyRow> {
+  const { id } = (await db.one(sql.unsafe`
+    INSERT INTO child_keys (master_id, name, token_hash, key_prefix, issued_by, issued_at_epoch, "group", scopes,
+      quota_limit, quota_reset_type, quota_period_start, model_limits_enabled, model_limits, allow_ips, deny_ips,
+      default_namespace, allowed_namespaces, status, expires_at)
+    VALUES (${k.masterId}, ${k.name}, ${k.tokenHash}, ${k.keyPrefix}, ${k.issuedBy}, ${k.issuedAtEpoch}, ${k.group},
+      ${k.scopes}, ${k.quotaLimit}, ${k.quotaResetType}, ${ts(k.quotaPeriodStart)}, ${k.modelLimitsEnabled},
+      ${k.modelLimits}, ${k.allowIps}, ${k.denyIps}, ${k.defaultNamespace}, ${textArray(k.allowedNamespaces)},
+      ${k.status}, ${ts(k.expiresAt)})
+    RETURNING id`)) as { id: number };
+  return (await getKey(db, id))!;
+}
+
+/** A key by id; with `masterId`, only when it belongs to that master. */
+export async function getKey(db: CommonQueryMethods, id: number, masterId?: number, lock = false): Promise<KeyRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    SELECT ${keyColumns} FROM child_keys k
+    WHERE k.id = ${id} ${masterId === undefined ? sql.fragment`` : sql.fragment`AND k.master_id = ${masterId}`}
+    ${lock ? sql.fragment`FOR UPDATE OF k` : sql.fragment``}`)) as KeyRow | null;
+}
+
+export async function keyByHash(db: CommonQueryMethods, tokenHash: string): Promise<KeyRow | null> {
+  return (await db.maybeOne(sql.unsafe`SELECT ${keyColumns} FROM child_keys k WHERE k.token_hash = ${tokenHash}`)) as KeyRow | null;
+}
+
+export async function listKeys(
+  db: CommonQueryMethods,
+  masterId: number,
+  q: { offset: number; limit: number; search?: string },
+): Promise<{ rows: KeyRow[]; total: number }> {
+  const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = pattern
+    ? sql.fragment`k.master_id = ${masterId} AND (k.name ILIKE ${pattern} OR k.scopes ILIKE ${pattern})`
+    : sql.fragment`k.master_id = ${masterId}`;
+  const rows = (await db.any(sql.unsafe`
+    SELECT ${keyColumns} FROM child_keys k WHERE ${where} ORDER BY k.id LIMIT ${q.limit} OFFSET ${q.offset}`)) as KeyRow[];
+  const { total } = (await db.one(sql.unsafe`SELECT count(*)::int AS total FROM child_keys k WHERE ${where}`)) as { total: number };
+  return { rows, total };
+}
+
+export async function updateKey(db: CommonQueryMethods, id: number, fields: Record<string, unknown>): Promise<KeyRow> {
+  await db.query(sql.unsafe`UPDATE child_keys SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
+  return (await getKey(db, id))!;
+}
+
+/** Sets the namespaces of every unrevoked key of a master (access propagation); returns the keys. */
+export async function setMasterKeysAccess(
+  db: CommonQueryMethods,
+  masterId: number,
+  defaultNamespace: string,
+  allowed: string[],
+): Promise<KeyRow[]> {
+  await db.query(sql.unsafe`
+    UPDATE child_keys SET default_namespace = ${defaultNamespace}, allowed_namespaces = ${textArray(allowed)}, updated_at = now()
+    WHERE master_id = ${masterId} AND NOT revoked`);
+  return (await db.any(sql.unsafe`
+    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`)) as KeyRow[];
+}
+
+/** Unrevoked keys of a master. */
+export async function liveKeysOf(db: CommonQueryMethods, masterId: number): Promise<KeyRow[]> {
+  return (await db.any(sql.unsafe`
+    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`)) as KeyRow[];
+}
+
+// Quota.
+
+/** Zeroes quota_used of the keys of one reset type whose period began before `boundary`. */
+export async function resetQuotas(
+  db: CommonQueryMethods,
+  resetType: string,
+  boundary: string,
+): Promise<Array<{ id: number; token_hash: string }>> {
+  return (await db.any(sql.unsafe`
+    UPDATE child_keys SET quota_used = 0, quota_period_start = ${boundary}::timestamptz, updated_at = now()
+    WHERE quota_reset_type = ${resetType} AND NOT revoked
+      AND (quota_period_start IS NULL OR quota_period_start < ${boundary}::timestamptz)
+    RETURNING id, token_hash`)) as Array<{ id: number; token_hash: string }>;
+}
+
+export interface KeyUsage {
+  token_hash: string;
+  requests: number;
+  tokens: number;
+  last_accessed_at: number;
+}
+
+/** Adds flushed counters to the keys they name; returns each known key's new quota_used. */
+export async function applyKeyUsage(
+  db: CommonQueryMethods,
+  items: KeyUsage[],
+): Promise<Array<{ token_hash: string; quota_used: number }>> {
+  if (items.length === 0) return [];
+  return (await db.any(sql.unsafe`
+    UPDATE child_keys k SET
+      request_count = k.request_count + v.requests,
+      quota_used = k.quota_used + v.tokens,
+      last_accessed_at = CASE WHEN v.last > 0
+        THEN GREATEST(coalesce(k.last_accessed_at, '-infinity'), to_timestamp(v.last)) ELSE k.last_accessed_at END
+    FROM unnest(${textArray(items.map((i) => i.token_hash))}, ${sql.array(items.map((i) => i.requests), 'int8')},
+                ${sql.array(items.map((i) => i.tokens), 'int8')}, ${sql.array(items.map((i) => i.last_accessed_at), 'int8')})
+      AS v(token_hash, requests, tokens, last)
+    WHERE k.token_hash = v.token_hash
+    RETURNING k.token_hash, k.quota_used`)) as Array<{ token_hash: string; quota_used: number }>;
+}
+
+// Flush ids.
+
+export interface SeenFlush {
+  accepted_keys: number;
+  accepted_upstream_keys: number;
+}
+
+/**
+ * Claims a flush id: null when it is new (the caller applies the flush and
+ * records its answer), else the answer given the first time. Ids seen before
+ * `since` are forgotten first. A concurrent repeat waits on the unique index
+ * until the first commits, so a batch is never applied twice.
+ */
+export async function claimFlush(db: CommonQueryMethods, flushId: string, at: string, since: string): Promise<SeenFlush | null> {
+  await db.query(sql.unsafe`DELETE FROM stats_flushes WHERE seen_at < ${since}::timestamptz`);
+  const claimed = await db.maybeOne(sql.unsafe`
+    INSERT INTO stats_flushes (flush_id, accepted_keys, accepted_upstream_keys, seen_at)
+    VALUES (${flushId}, 0, 0, ${at}::timestamptz) ON CONFLICT (flush_id) DO NOTHING RETURNING flush_id`);
+  if (claimed) return null;
+  return (await db.one(sql.unsafe`
+    SELECT accepted_keys, accepted_upstream_keys FROM stats_flushes WHERE flush_id = ${flushId}`)) as SeenFlush;
+}
+
+export async function recordFlush(db: CommonQueryMethods, flushId: string, answer: SeenFlush): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE stats_flushes SET accepted_keys = ${answer.accepted_keys}, accepted_upstream_keys = ${answer.accepted_upstream_keys}
+    WHERE flush_id = ${flushId}`);
+}
