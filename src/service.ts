@@ -23,6 +23,8 @@ import { healthActor } from './actors/health/actor.js';
 import { upstreamJobs } from './actors/upstreams/jobs.js';
 import { fullSync } from './actors/upstreams/full-sync.js';
 import { logsActor } from './actors/logs/actor.js';
+import { metricsActor } from './actors/metrics/actor.js';
+import { Metrics } from './metrics/metrics.js';
 import { HttpServer } from './http/server.js';
 import { Authenticator } from './http/auth.js';
 import { installTenantAuth } from './http/tenant-auth.js';
@@ -87,8 +89,14 @@ export async function startService(config: Config, log: Logger, options: Service
       now: () => clock.now(),
       ...system.messaging,
     };
-    const logs = logsActor();
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob()];
+    const metrics = new Metrics();
+    const logs = logsActor({
+      onInsert: (records, seconds) => {
+        metrics.batchRecords.observe(records);
+        metrics.insertSeconds.observe(seconds);
+      },
+    });
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system)];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 
@@ -96,6 +104,7 @@ export async function startService(config: Config, log: Logger, options: Service
     installTenantAuth(auth, system.messaging);
     const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
     const http = new HttpServer(allRoutes(build), app);
+    http.observer = metrics.observeRequest;
     const port = await http.listen(config.host, config.port);
     log.info({ port, version: build.version, database: database.embedded ? 'embedded' : 'postgres', store: store.kind, clickhouse: clickhouse.transport }, 'listening');
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RawInput, RouteInput } from '../../http/route.js';
-import { badRequest, unavailable } from '../../errors.js';
+import { AppError, badRequest, unavailable } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '../../storage/clickhouse/logs.js';
@@ -35,7 +35,13 @@ export function logView(r: LogRow): Record<string, unknown> {
   return { ...rest, createdAt: rfc3339(created_text), updatedAt: rfc3339(updated_text), deletedAt: { time: null, valid: false } };
 }
 
-export function logsActor(): LogsActor {
+export interface LogsOptions {
+  /** Told about every ClickHouse insert: records and seconds (metrics). */
+  onInsert?: (records: number, seconds: number) => void;
+}
+
+export function logsActor(options: LogsOptions = {}): LogsActor {
+  let invalid = 0;
   let writer: LogWriter | undefined;
   let ids: IdGenerator;
   let flags: Flags = { ...flagDefaults };
@@ -85,7 +91,14 @@ export function logsActor(): LogsActor {
     flags: () => flags,
     handlers: {
       ingest: ({ body, contentType }: RawInput, ctx) => {
-        const { records, batch } = parseLogBody(body, contentType);
+        let parsed: ReturnType<typeof parseLogBody>;
+        try {
+          parsed = parseLogBody(body, contentType);
+        } catch (err) {
+          invalid += Number((err as AppError).data?.invalid ?? 1);
+          throw err;
+        }
+        const { records, batch } = parsed;
         const now = ctx.now();
         const ingestedAt = stamp(now);
         const keepBody = flags.log_request_body_enabled;
@@ -136,7 +149,7 @@ export function logsActor(): LogsActor {
       },
 
       flush: () => writer!.flushNow(),
-      state: () => ({ ...writer!.stats, ...writer!.backlog, flags }),
+      state: () => ({ ...writer!.stats, ...writer!.backlog, invalid, flags }),
     },
 
     async start(ctx) {
@@ -155,6 +168,7 @@ export function logsActor(): LogsActor {
         ctx.clickhouse,
         ctx.log,
       );
+      writer.stats.onInsert = options.onInsert;
       writer.start();
       await refreshFlags(ctx);
       // Another node's flag change arrives on the config channel; the timer covers a missed message.

@@ -13,10 +13,12 @@ import { tenantRoutes } from './tenant.js';
 import { whoamiRoutes } from './whoami.js';
 import { usageRoutes } from './usage.js';
 import { logRoutes } from './logs.js';
+import { metricsRoutes } from './metrics.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
   const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
   routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
+  routes.push(...metricsRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;
 }

@@ -40,6 +40,8 @@ const connectionOptions: RedisOptions = {
   retryStrategy: (attempt) => Math.min(100 * 2 ** (attempt - 1), MAX_RECONNECT_DELAY_MS),
   // The subscriber resubscribes itself on `ready` (see ensureSubscriber).
   autoResubscribe: false,
+  // Reads issued in the same tick share one write to the socket: whoami under load is many small reads.
+  enableAutoPipelining: true,
 };
 
 /** Resolves with `fallback` if `promise` has not settled within `ms`. */

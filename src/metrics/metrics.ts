@@ -1,0 +1,127 @@
+/**
+ * The Prometheus metrics of one service instance (prom-client, own registry).
+ * Counters on hot paths are incremented in place; everything that is a state
+ * (spool bytes, outbox depth, mailbox depths, store health) is read when
+ * /metrics is scraped, so the hot paths pay nothing for it.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What a scrape reads from the running service. */
+export interface ScrapeState {
+  logs: { accepted: number; stored: number; spooled: number; refused: number; invalid: number; insertFailures: number; spoolBytes: number; memoryBytes: number; pendingRecords: number };
+  outbox: { pending: number; dead: number; retrying: number; oldestPendingAgeSeconds: number; delivered: number; failures: number };
+  mailboxes: Record<string, number>;
+  health: { database: boolean; store: boolean; clickhouse: boolean };
+  workerFailures: number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  private readonly httpDuration: Histogram<'route' | 'method'>;
+  readonly batchRecords: Histogram;
+  readonly insertSeconds: Histogram;
+  private scrape: (() => Promise<ScrapeState>) | null = null;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    this.httpRequests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route template and method',
+      labelNames: ['route', 'method'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.batchRecords = new Histogram({
+      name: 'log_writer_batch_records',
+      help: 'Records per ClickHouse insert',
+      buckets: [1, 10, 100, 1000, 5000, 10000, 20000, 50000, 100000],
+      registers,
+    });
+    this.insertSeconds = new Histogram({
+      name: 'clickhouse_insert_seconds',
+      help: 'Latency of log batch inserts into ClickHouse',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+
+    const state = (): Promise<ScrapeState> => {
+      if (!this.scrape) throw new Error('metrics are not wired to the service');
+      return this.scrape();
+    };
+    // One scrape reads the service state once; every gauge below takes its value from that read.
+    let current: Promise<ScrapeState> | null = null;
+    const read = (): Promise<ScrapeState> => (current ??= state().finally(() => setImmediate(() => (current = null))));
+    const gauge = (name: string, help: string, value: (s: ScrapeState) => number): void => {
+      new Gauge({ name, help, registers, async collect() { this.set(value(await read())); } });
+    };
+    // Counters kept by their owners as plain numbers: the scrape adds what they grew by.
+    const counter = (name: string, help: string, value: (s: ScrapeState) => number, labels?: Record<string, string>, shared?: Counter<string>): Counter<string> => {
+      let seen = 0;
+      const c = shared ?? new Counter({ name, help, labelNames: labels ? Object.keys(labels) : [], registers });
+      if (labels) c.inc(labels, 0); // the series exists from the start, at 0
+      const previous = (c as unknown as { collect?: () => Promise<void> }).collect;
+      (c as unknown as { collect: () => Promise<void> }).collect = async () => {
+        await previous?.call(c);
+        const v = value(await read());
+        if (v > seen) {
+          if (labels) c.inc(labels, v - seen);
+          else c.inc(v - seen);
+          seen = v;
+        }
+      };
+      return c;
+    };
+    counter('logs_accepted_total', 'Log records accepted by POST /logs', (s) => s.logs.accepted);
+    counter('logs_stored_total', 'Log records written to ClickHouse', (s) => s.logs.stored);
+    counter('logs_spooled_total', 'Log records written to the disk spool', (s) => s.logs.spooled);
+    const rejected = counter('logs_rejected_total', 'Log records refused, by reason: invalid (400) or backpressure (503)', (s) => s.logs.invalid, { reason: 'invalid' });
+    counter('logs_rejected_total', '', (s) => s.logs.refused, { reason: 'backpressure' }, rejected);
+    counter('log_insert_failures_total', 'Failed ClickHouse inserts (each is retried)', (s) => s.logs.insertFailures);
+    gauge('log_spool_bytes', 'Bytes waiting in the disk spool', (s) => s.logs.spoolBytes);
+    gauge('log_buffer_bytes', 'Bytes of accepted records waiting in memory', (s) => s.logs.memoryBytes);
+    gauge('log_pending_records', 'Accepted records not yet in ClickHouse', (s) => s.logs.pendingRecords);
+    gauge('outbox_depth', 'Store changes waiting in the outbox', (s) => s.outbox.pending);
+    gauge('outbox_dead', 'Outbox entries parked after too many rejections', (s) => s.outbox.dead);
+    gauge('outbox_retrying', 'Outbox entries that failed at least once', (s) => s.outbox.retrying);
+    gauge('outbox_lag_seconds', 'Age of the oldest undelivered store change', (s) => s.outbox.oldestPendingAgeSeconds);
+    counter('outbox_delivered_total', 'Outbox entries delivered by this instance', (s) => s.outbox.delivered);
+    counter('outbox_retries_total', 'Failed outbox deliveries by this instance (each is retried)', (s) => s.outbox.failures);
+    gauge('store_up', 'The shared store answers (1) or not (0)', (s) => Number(s.health.store));
+    gauge('database_up', 'Postgres answers (1) or not (0)', (s) => Number(s.health.database));
+    gauge('clickhouse_up', 'ClickHouse answers (1) or not (0)', (s) => Number(s.health.clickhouse));
+    counter('actor_worker_failures_total', 'Worker threads that died and were replaced', (s) => s.workerFailures);
+    new Gauge({
+      name: 'actor_mailbox_depth',
+      help: 'Messages waiting or running per main-thread actor (workers: queued pool tasks)',
+      labelNames: ['actor'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const [actor, depth] of Object.entries((await read()).mailboxes)) this.set({ actor }, depth);
+      },
+    });
+  }
+
+  /** Connects the gauges to the running service. */
+  wire(scrape: () => Promise<ScrapeState>): void {
+    this.scrape = scrape;
+  }
+
+  /** The HTTP server's observer. */
+  observeRequest = (route: string, method: string, status: number, seconds: number): void => {
+    this.httpRequests.inc({ route, method, status: String(status) });
+    this.httpDuration.observe({ route, method }, seconds);
+  };
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
