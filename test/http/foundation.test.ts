@@ -87,6 +87,7 @@ t.test('feature flags: defaults, typed updates, log overrides in their own keys,
     log_request_body_enabled: true,
     log_retention_days: 30,
     log_max_records: 1000000,
+    log_body_retention_days: 30,
   });
   const put = await svc.request('PUT', '/admin/features', {
     ...admin,
@@ -99,6 +100,7 @@ t.test('feature flags: defaults, typed updates, log overrides in their own keys,
     dp_state_store_backend: 'redis',
     dp_proto_cross_upstream: 'true',
     log_request_body_enabled: 'false',
+    log_body_retention_days: '7',
   });
   t.equal(await store.get('meta:log:retention_days'), '7');
   t.equal(await store.get('meta:log:max_records'), '5000');
@@ -106,6 +108,12 @@ t.test('feature flags: defaults, typed updates, log overrides in their own keys,
   const cleared = await svc.request('PUT', '/admin/features', { ...admin, body: { log_retention_days: 0 } });
   t.equal(cleared.json.log_retention_days, 30, 'back to the default');
   t.equal(cleared.json.log_max_records, 5000, 'the other override stays');
+  t.equal(cleared.json.log_body_retention_days, 30, 'bodies follow the retention unless overridden');
+  const body = await svc.request('PUT', '/admin/features', { ...admin, body: { log_body_retention_days: 3 } });
+  t.equal(body.json.log_body_retention_days, 3);
+  const capped = await svc.request('PUT', '/admin/features', { ...admin, body: { log_body_retention_days: 90 } });
+  t.equal(capped.json.log_body_retention_days, 30, 'bodies never outlive their records');
+  await svc.request('PUT', '/admin/features', { ...admin, body: { log_body_retention_days: 0 } });
   t.equal(await store.get('meta:log:retention_days'), null);
   t.equal((await svc.request('GET', '/admin/features', admin)).json.log_retention_days, 30);
 });

@@ -7,7 +7,7 @@ import type { RouteInput } from '../../http/route.js';
 import { clearOverride, readOverrides, writeOverride } from '../../storage/postgres/features.js';
 import { enqueueOps } from '../../storage/postgres/outbox.js';
 import { configChange } from '../../storage/redis/layout.js';
-import { effectiveFlags, flagOps, logOverrideKeys, type Flags } from './flags.js';
+import { clearedByZero, effectiveFlags, flagOps, type Flags } from './flags.js';
 
 export default defineActor({
   name: 'features',
@@ -18,7 +18,7 @@ export default defineActor({
     update: async ({ body }: RouteInput<Partial<Flags>>, ctx) => {
       const overrides = await ctx.db.transaction(async (tx) => {
         for (const [name, value] of Object.entries(body)) {
-          if (name in logOverrideKeys && value === 0) await clearOverride(tx, name);
+          if (clearedByZero.has(name) && value === 0) await clearOverride(tx, name);
           else await writeOverride(tx, name, value);
         }
         const next = await readOverrides(tx);

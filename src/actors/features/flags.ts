@@ -15,6 +15,12 @@ export const flagSchema = {
     log_request_body_enabled: { type: 'boolean' },
     log_retention_days: { type: 'integer', minimum: 0, maximum: 36500, description: '0 clears the override' },
     log_max_records: { type: 'integer', minimum: 0, description: '0 clears the override' },
+    log_body_retention_days: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 36500,
+      description: 'days request and response bodies are kept (at most log_retention_days); 0 clears the override: same as log_retention_days',
+    },
   },
 } as const;
 
@@ -24,6 +30,7 @@ export interface Flags {
   log_request_body_enabled: boolean;
   log_retention_days: number;
   log_max_records: number;
+  log_body_retention_days: number;
 }
 
 export const flagDefaults: Flags = {
@@ -32,7 +39,11 @@ export const flagDefaults: Flags = {
   log_request_body_enabled: true,
   log_retention_days: 30,
   log_max_records: 1_000_000,
+  log_body_retention_days: 30,
 };
+
+/** Flags where 0 clears the override (back to the default). */
+export const clearedByZero = new Set<string>(['log_retention_days', 'log_max_records', 'log_body_retention_days']);
 
 /** Flags kept in their own key, where 0 clears the override. */
 export const logOverrideKeys: Partial<Record<keyof Flags, string>> = {
@@ -41,7 +52,11 @@ export const logOverrideKeys: Partial<Record<keyof Flags, string>> = {
 };
 
 export function effectiveFlags(overrides: Record<string, unknown>): Flags {
-  return { ...flagDefaults, ...overrides } as Flags;
+  const flags = { ...flagDefaults, ...overrides } as Flags;
+  // Bodies follow the records unless told otherwise, and never outlive them.
+  if (overrides.log_body_retention_days === undefined) flags.log_body_retention_days = flags.log_retention_days;
+  flags.log_body_retention_days = Math.min(flags.log_body_retention_days, flags.log_retention_days);
+  return flags;
 }
 
 /** Store operations that make the store hold exactly these flags. */

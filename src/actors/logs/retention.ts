@@ -2,11 +2,12 @@
  * Log retention: whole day partitions older than log_retention_days are
  * dropped from the raw table and every rollup (cheap, no rewrite); rows of
  * the boundary day older than the cutoff are deleted and their rollups
- * rebuilt. Then, past log_max_records, the oldest rows go first.
+ * rebuilt. Bodies older than log_body_retention_days are emptied (the rest
+ * of the record stays). Then, past log_max_records, the oldest rows go first.
  */
 import type { Logger } from '../../logger.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest } from '../../storage/clickhouse/logs.js';
+import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest } from '../../storage/clickhouse/logs.js';
 import type { Flags } from '../features/flags.js';
 
 const day = 86_400_000;
@@ -16,10 +17,11 @@ export interface RetentionResult {
   partitions_dropped: number;
   deleted_by_age: number;
   deleted_by_count: number;
+  bodies_cleared: number;
 }
 
 export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number, log: Logger): Promise<RetentionResult> {
-  const result: RetentionResult = { partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0 };
+  const result: RetentionResult = { partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0, bodies_cleared: 0 };
   if (flags.log_retention_days > 0) {
     const cutoff = now - flags.log_retention_days * day;
     const cutoffDay = yyyymmdd(cutoff);
@@ -31,6 +33,9 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
     }
     result.deleted_by_age = await deleteLogs(ch, { before: new Date(cutoff) });
   }
+  if (flags.log_body_retention_days > 0 && flags.log_body_retention_days < flags.log_retention_days) {
+    result.bodies_cleared = await clearBodies(ch, new Date(now - flags.log_body_retention_days * day));
+  }
   if (flags.log_max_records > 0) {
     const total = await countLogs(ch);
     const excess = total - flags.log_max_records;
@@ -40,6 +45,6 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (newestToGo !== null) result.deleted_by_count = await deleteLogs(ch, { before: new Date(newestToGo + 1) });
     }
   }
-  if (result.partitions_dropped || result.deleted_by_age || result.deleted_by_count) log.info(result, 'log retention enforced');
+  if (result.partitions_dropped || result.deleted_by_age || result.deleted_by_count || result.bodies_cleared) log.info(result, 'log retention enforced');
   return result;
 }

@@ -10,8 +10,9 @@ const flagsView = {
     log_request_body_enabled: { type: 'boolean' },
     log_retention_days: { type: 'integer' },
     log_max_records: { type: 'integer' },
+    log_body_retention_days: { type: 'integer' },
   },
-  required: ['dp_state_store_backend', 'dp_proto_cross_upstream', 'log_request_body_enabled', 'log_retention_days', 'log_max_records'],
+  required: ['dp_state_store_backend', 'dp_proto_cross_upstream', 'log_request_body_enabled', 'log_retention_days', 'log_max_records', 'log_body_retention_days'],
 };
 
 export const featureRoutes: Route[] = [

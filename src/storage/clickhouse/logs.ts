@@ -139,3 +139,13 @@ export async function nthOldest(ch: ClickHouse, n: number): Promise<number | nul
   );
   return rows[0] ? Number(rows[0].ms) : null;
 }
+
+/** Empties request and response bodies of records created before `before`; returns how many had one. */
+export async function clearBodies(ch: ClickHouse, before: Date): Promise<number> {
+  const where = "created_at < {before:DateTime64(3, 'UTC')} AND (request_body != '' OR response_body != '')";
+  const n = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${where}`, { before }))[0]?.n ?? 0);
+  if (n > 0) {
+    await ch.command(`ALTER TABLE logs UPDATE request_body = '', response_body = '' WHERE ${where} SETTINGS mutations_sync = 2`, { before });
+  }
+  return n;
+}
