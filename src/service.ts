@@ -30,6 +30,9 @@ import { Authenticator } from './http/auth.js';
 import { installTenantAuth } from './http/tenant-auth.js';
 import { identityActor } from './actors/tenancy/identity.js';
 import { quotaResetJob } from './actors/tenancy/quota-job.js';
+import { alertDetector } from './actors/alerts/detector.js';
+import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
+import { logWebhook } from './actors/alerts/webhook.js';
 import { allRoutes } from './http/routes/index.js';
 import type { AppContext } from './http/context.js';
 
@@ -96,7 +99,9 @@ export async function startService(config: Config, log: Logger, options: Service
         metrics.insertSeconds.observe(seconds);
       },
     });
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system)];
+    const webhook = logWebhook();
+    logs.observers.push(webhook.observer);
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob()];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

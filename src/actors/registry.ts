@@ -8,12 +8,15 @@ type Loader = () => Promise<{ default: ActorDefinition<any> }>;
 
 const registry: Record<string, Loader> = {
   features: () => import('./features/actor.js'),
+  'config-sync': () => import('./sync/actor.js'),
   upstreams: () => import('./upstreams/actor.js'),
   bindings: () => import('./upstreams/bindings-actor.js'),
   models: () => import('./upstreams/models-actor.js'),
   masters: () => import('./tenancy/masters.js'),
   'child-keys': () => import('./tenancy/keys.js'),
   'tenancy-usage': () => import('./tenancy/usage.js'),
+  alerts: () => import('./alerts/actor.js'),
+  'alert-config': () => import('./alerts/config-actor.js'),
 };
 
 export default registry;

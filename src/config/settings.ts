@@ -43,6 +43,7 @@ export const settingSpecs = {
   logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
   retentionIntervalMs: { env: 'SVC_RETENTION_INTERVAL_MS', key: 'logs.retention_interval_ms', type: 'int', default: 3600000, min: 1000, description: 'how often log retention (days and max records) is enforced' },
   logSpoolBytes: { env: 'SVC_LOG_SPOOL_BYTES', key: 'logs.spool_bytes', type: 'int', default: 1073741824, min: 1024, description: 'disk spool bound; past it POST /logs answers 503' },
+  alertIntervalMs: { env: 'SVC_ALERT_INTERVAL_MS', key: 'alerts.interval_ms', type: 'int', default: 60000, min: 1000, description: 'how often the traffic-spike detector runs' },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof settingSpecs;

@@ -4,11 +4,18 @@
  * unreachable nothing counts as an attempt, so an outage of any length loses
  * nothing; an entry the store itself rejects is retried with backoff and
  * parked as dead after SVC_OUTBOX_MAX_RETRIES attempts so it cannot block the
- * queue forever.
+ * queue forever. Each entry also sets the global configuration version to its
+ * id, in the same atomic write, so a data plane can tell what it has applied.
  */
+import { sql, type CommonQueryMethods } from 'slonik';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import { deleteEntries, outboxState, pendingEntries, recordFailure } from '../../storage/postgres/outbox.js';
+import { configVersion, raiseConfigVersion } from '../../storage/postgres/sync-state.js';
+
+/** Advisory lock key of the relay ("outbox" in ASCII). */
+const relayLock = 0x6f7574626f78;
+import { keys } from '../../storage/redis/layout.js';
 
 export interface RelayStats {
   delivered: number;
@@ -23,18 +30,36 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
   let again = false;
+  /** The largest entry id delivered: ids may commit out of order, the version must not go back. */
+  let version = 0;
 
-  /** One pass: deliver due entries in order until the queue is empty, blocked or failing. */
+  /**
+   * One pass, by one control-plane node at a time (a session advisory lock):
+   * two relays interleaving could re-apply an older entry after a newer one.
+   */
   async function pass(ctx: MainContext): Promise<void> {
+    await ctx.db.connect(async (conn) => {
+      if (!(await conn.oneFirst(sql.unsafe`SELECT pg_try_advisory_lock(${relayLock})`))) return;
+      try {
+        await deliver(ctx, conn);
+      } finally {
+        await conn.query(sql.unsafe`SELECT pg_advisory_unlock(${relayLock})`);
+      }
+    });
+  }
+
+  /** Delivers due entries in order until the queue is empty, blocked or failing. */
+  async function deliver(ctx: MainContext, db: CommonQueryMethods): Promise<void> {
     const { outboxBatch, outboxMaxRetries, outboxIntervalMs } = ctx.config;
     for (;;) {
-      const { entries } = await pendingEntries(ctx.db, outboxBatch);
+      const { entries } = await pendingEntries(db, outboxBatch);
       if (entries.length === 0) return;
       const delivered: number[] = [];
       try {
         for (const entry of entries) {
           try {
-            await ctx.store.apply(entry.ops);
+            version = Math.max(version, entry.id);
+            await ctx.store.apply([...entry.ops, { op: 'set', key: keys.configVersion, value: String(version) }]);
             delivered.push(entry.id);
           } catch (err) {
             stats.failures++;
@@ -45,12 +70,13 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
             const dead = attempts >= outboxMaxRetries;
             if (dead) stats.deadLettered++;
             ctx.log.warn({ err, outbox_id: entry.id, attempts, dead }, 'shared store rejected an outbox entry');
-            await recordFailure(ctx.db, entry.id, (err as Error).message, Math.min(outboxIntervalMs * 2 ** attempts, 60_000), dead);
+            await recordFailure(db, entry.id, (err as Error).message, Math.min(outboxIntervalMs * 2 ** attempts, 60_000), dead);
             return; // later entries wait, keeping delivery in order
           }
         }
       } finally {
-        await deleteEntries(ctx.db, delivered);
+        await deleteEntries(db, delivered);
+        if (delivered.length > 0) await raiseConfigVersion(db, version);
         if (delivered.length > 0) {
           stats.delivered += delivered.length;
           stats.lastDeliveryAt = ctx.now();
@@ -92,7 +118,9 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
       kick: (_: unknown, ctx) => kick(ctx),
       state: async (_: unknown, ctx) => ({ ...(await outboxState(ctx.db)), ...stats }),
     },
-    start(ctx) {
+    async start(ctx) {
+      const inStore = await ctx.store.get(keys.configVersion).catch(() => null);
+      version = Math.max(version, Number(inStore ?? 0) || 0, (await configVersion(ctx.db)).version);
       timer = setInterval(() => void kick(ctx), ctx.config.outboxIntervalMs);
       timer.unref();
       void kick(ctx);

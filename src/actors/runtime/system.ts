@@ -82,6 +82,7 @@ export class ActorSystem {
   /** Registers a main-thread actor with the context its handlers receive. */
   register<Ctx extends BaseContext>(def: ActorDefinition<Ctx>, ctx: Ctx): void {
     if (def.placement !== 'main') throw new Error(`actor ${def.name} is not placed on the main thread`);
+    if (this.main.has(def.name) || this.workerNames.has(def.name)) throw new Error(`two actors are named ${def.name}`);
     this.main.set(def.name, { def, ctx, mailbox: new Mailbox(def.concurrency ?? 1) });
   }
 

@@ -13,12 +13,15 @@ import { tenantRoutes } from './tenant.js';
 import { whoamiRoutes } from './whoami.js';
 import { usageRoutes } from './usage.js';
 import { logRoutes } from './logs.js';
+import { alertRoutes } from './alerts.js';
 import { metricsRoutes } from './metrics.js';
+import { syncRoutes } from './sync.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
   const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
   routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
-  routes.push(...metricsRoutes);
+  routes.push(...metricsRoutes, ...syncRoutes);
+  routes.push(...alertRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;
 }

@@ -14,6 +14,8 @@ export const keys = {
   logMaxRecords: 'meta:log:max_records',
   /** The layout version of this contract. */
   layoutVersion: 'meta:layout_version',
+  /** The global configuration version: the newest change delivered (see docs/store-layout.md). */
+  configVersion: 'meta:config:version',
 };
 
 /** Channel on which every configuration change is announced. */

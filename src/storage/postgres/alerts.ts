@@ -1,0 +1,213 @@
+/**
+ * Queries of alerts, alert thresholds, the log-error webhook configuration and
+ * its deliveries (sql/postgres/004_alerts.sql). Times the service decides come
+ * from the service clock as ISO strings, so tests that move time move them too.
+ */
+import { sql, type CommonQueryMethods } from 'slonik';
+import type { AlertStatus, Severity, Thresholds, WebhookConfig } from '../../actors/alerts/values.js';
+
+export interface AlertRow {
+  id: number;
+  type: string;
+  severity: Severity;
+  status: AlertStatus;
+  fingerprint: string;
+  message: string;
+  metadata: Record<string, unknown>;
+  master_id: number | null;
+  source: string;
+  occurrences: number;
+  last_seen_at: string;
+  acknowledged_at: string | null;
+  resolved_at: string | null;
+  dismissed_at: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewAlert {
+  type: string;
+  severity: Severity;
+  fingerprint: string;
+  message: string;
+  metadata: Record<string, unknown>;
+  master_id: number | null;
+  source: 'admin' | 'detector' | 'report';
+}
+
+export interface AlertFilter {
+  status?: string;
+  severity?: string;
+  type?: string;
+  master_id?: number;
+  search?: string;
+}
+
+const alertColumns = sql.fragment`
+  id, type, severity, status, fingerprint, message, metadata, master_id, source, occurrences, last_seen_at,
+  acknowledged_at, resolved_at, dismissed_at, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+const ts = (iso: string) => sql.fragment`${iso}::timestamptz`;
+
+/** Inserts unless an open alert holds the fingerprint; null then. */
+export async function insertAlert(db: CommonQueryMethods, a: NewAlert, at: string): Promise<AlertRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    INSERT INTO alerts (type, severity, fingerprint, message, metadata, master_id, source, last_seen_at, created_at, updated_at)
+    VALUES (${a.type}, ${a.severity}, ${a.fingerprint}, ${a.message}, ${sql.jsonb(a.metadata as never)}, ${a.master_id},
+            ${a.source}, ${ts(at)}, ${ts(at)}, ${ts(at)})
+    ON CONFLICT (fingerprint) WHERE status IN ('active', 'acknowledged') DO NOTHING
+    RETURNING ${alertColumns}`)) as AlertRow | null;
+}
+
+/** Serializes writers of one fingerprint until the transaction ends. */
+export async function lockFingerprint(tx: CommonQueryMethods, fingerprint: string): Promise<void> {
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(4004, hashtext(${fingerprint}))`);
+}
+
+/** The most recent alert of a fingerprint, whatever its status. */
+export async function latestAlert(db: CommonQueryMethods, fingerprint: string): Promise<AlertRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    SELECT ${alertColumns} FROM alerts WHERE fingerprint = ${fingerprint} ORDER BY created_at DESC, id DESC LIMIT 1`)) as AlertRow | null;
+}
+
+/** Records that an open alert was raised again: counts it and keeps the latest details and the higher severity. */
+export async function touchAlert(
+  db: CommonQueryMethods,
+  id: number,
+  change: { severity: Severity; message: string; metadata: Record<string, unknown> },
+  at: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE alerts SET occurrences = occurrences + 1, last_seen_at = ${ts(at)}, severity = ${change.severity},
+      message = ${change.message}, metadata = ${sql.jsonb(change.metadata as never)}, updated_at = ${ts(at)}
+    WHERE id = ${id}`);
+}
+
+export async function getAlert(db: CommonQueryMethods, id: number): Promise<AlertRow | null> {
+  return (await db.maybeOne(sql.unsafe`SELECT ${alertColumns} FROM alerts WHERE id = ${id}`)) as AlertRow | null;
+}
+
+export async function listAlerts(
+  db: CommonQueryMethods,
+  f: AlertFilter,
+  limit: number,
+  offset: number,
+): Promise<{ items: AlertRow[]; total: number }> {
+  const conds = [sql.fragment`TRUE`];
+  if (f.status !== undefined) conds.push(sql.fragment`status = ${f.status}`);
+  if (f.severity !== undefined) conds.push(sql.fragment`severity = ${f.severity}`);
+  if (f.type !== undefined) conds.push(sql.fragment`type = ${f.type}`);
+  if (f.master_id !== undefined) conds.push(sql.fragment`master_id = ${f.master_id}`);
+  if (f.search) {
+    const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(sql.fragment`(message ILIKE ${like} OR fingerprint ILIKE ${like})`);
+  }
+  const where = sql.join(conds, sql.fragment` AND `);
+  const total = (await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM alerts WHERE ${where}`)) as number;
+  const items = (await db.any(sql.unsafe`
+    SELECT ${alertColumns} FROM alerts WHERE ${where}
+    ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`)) as AlertRow[];
+  return { items, total };
+}
+
+/** Moves an alert to `to` when its status is one of `from`; null when it is not (or does not exist). */
+export async function transitionAlert(
+  db: CommonQueryMethods,
+  id: number,
+  from: readonly string[],
+  to: string,
+  stamp: string,
+  at: string,
+): Promise<AlertRow | null> {
+  return (await db.maybeOne(sql.unsafe`
+    UPDATE alerts SET status = ${to}, ${sql.identifier([stamp])} = ${ts(at)}, updated_at = ${ts(at)}
+    WHERE id = ${id} AND status = ANY(${sql.array([...from], 'text')})
+    RETURNING ${alertColumns}`)) as AlertRow | null;
+}
+
+/** Counts per status and per severity. */
+export async function alertCounts(db: CommonQueryMethods): Promise<Array<{ status: string; severity: string; n: number }>> {
+  return (await db.any(sql.unsafe`
+    SELECT status, severity, count(*)::int AS n FROM alerts GROUP BY status, severity`)) as Array<{ status: string; severity: string; n: number }>;
+}
+
+/** Deletes resolved and dismissed alerts closed before `cutoff`; answers how many. */
+export async function deleteClosedAlerts(db: CommonQueryMethods, cutoff: string): Promise<number> {
+  const rows = await db.any(sql.unsafe`
+    DELETE FROM alerts WHERE status IN ('resolved', 'dismissed') AND coalesce(resolved_at, dismissed_at) < ${ts(cutoff)}
+    RETURNING id`);
+  return rows.length;
+}
+
+// Single records: created with their defaults on first use.
+
+export async function readThresholds(db: CommonQueryMethods, defaults: Thresholds): Promise<Thresholds & { updatedAt: string }> {
+  await db.query(sql.unsafe`
+    INSERT INTO alert_thresholds (id, global_qps, master_rpm, master_tpm, master_rpd, master_tpd, min_samples)
+    VALUES (1, ${defaults.global_qps}, ${defaults.master_rpm}, ${defaults.master_tpm}, ${defaults.master_rpd},
+            ${defaults.master_tpd}, ${defaults.min_samples})
+    ON CONFLICT (id) DO NOTHING`);
+  return (await db.one(sql.unsafe`
+    SELECT global_qps, master_rpm, master_tpm, master_rpd, master_tpd, min_samples, updated_at AS "updatedAt"
+    FROM alert_thresholds WHERE id = 1`)) as Thresholds & { updatedAt: string };
+}
+
+export async function readWebhookConfig(db: CommonQueryMethods, defaults: WebhookConfig): Promise<WebhookConfig & { updatedAt: string }> {
+  await db.query(sql.unsafe`
+    INSERT INTO log_webhook_config (id, enabled, url, threshold, window_seconds, cooldown_seconds, status_code_threshold,
+                                    detect_error_message, secret)
+    VALUES (1, ${defaults.enabled}, ${defaults.url}, ${defaults.threshold}, ${defaults.window_seconds},
+            ${defaults.cooldown_seconds}, ${defaults.status_code_threshold}, ${defaults.detect_error_message}, ${defaults.secret})
+    ON CONFLICT (id) DO NOTHING`);
+  return (await db.one(sql.unsafe`
+    SELECT enabled, url, threshold, window_seconds, cooldown_seconds, status_code_threshold, detect_error_message, secret,
+           updated_at AS "updatedAt"
+    FROM log_webhook_config WHERE id = 1`)) as WebhookConfig & { updatedAt: string };
+}
+
+/** Sets the given columns of a single record (id 1), which must exist. */
+export async function updateSingle(
+  db: CommonQueryMethods,
+  table: 'alert_thresholds' | 'log_webhook_config',
+  fields: Record<string, string | number | boolean>,
+  at: string,
+): Promise<void> {
+  const sets = Object.entries(fields).map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${v}`);
+  sets.push(sql.fragment`updated_at = ${ts(at)}`);
+  await db.query(sql.unsafe`UPDATE ${sql.identifier([table])} SET ${sql.join(sets, sql.fragment`, `)} WHERE id = 1`);
+}
+
+export interface Delivery {
+  trigger_id: string;
+  attempt: number;
+  url: string;
+  count: number;
+  ok: boolean;
+  status_code: number | null;
+  error: string;
+  duration_ms: number;
+}
+
+/** Keeps the attempt and drops all but the latest `keep`. */
+export async function recordDelivery(db: CommonQueryMethods, d: Delivery, at: string, keep: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`
+      INSERT INTO log_webhook_deliveries (trigger_id, attempt, url, count, ok, status_code, error, duration_ms, created_at)
+      VALUES (${d.trigger_id}, ${d.attempt}, ${d.url}, ${d.count}, ${d.ok}, ${d.status_code}, ${d.error}, ${d.duration_ms}, ${ts(at)})`);
+    await tx.query(sql.unsafe`
+      DELETE FROM log_webhook_deliveries
+      WHERE id < (SELECT min(id) FROM (SELECT id FROM log_webhook_deliveries ORDER BY id DESC LIMIT ${keep}) latest)`);
+  });
+}
+
+export async function listDeliveries(
+  db: CommonQueryMethods,
+  limit: number,
+  offset: number,
+): Promise<{ items: Array<Delivery & { id: number; createdAt: string }>; total: number }> {
+  const total = (await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM log_webhook_deliveries`)) as number;
+  const items = (await db.any(sql.unsafe`
+    SELECT id, trigger_id, attempt, url, count, ok, status_code, error, duration_ms, created_at AS "createdAt"
+    FROM log_webhook_deliveries ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)) as Array<Delivery & { id: number; createdAt: string }>;
+  return { items, total };
+}
