@@ -42,6 +42,7 @@ export const settingSpecs = {
   logFlushMs: { env: 'SVC_LOG_FLUSH_MS', key: 'logs.flush_ms', type: 'int', default: 1000, min: 1, description: 'longest time a log record waits before its batch is written' },
   logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
   retentionIntervalMs: { env: 'SVC_RETENTION_INTERVAL_MS', key: 'logs.retention_interval_ms', type: 'int', default: 3600000, min: 1000, description: 'how often log retention (days and max records) is enforced' },
+  auditRetentionDays: { env: 'SVC_AUDIT_RETENTION_DAYS', key: 'audit.retention_days', type: 'int', default: 365, min: 1, description: 'days the audit trail is kept' },
   logSpoolBytes: { env: 'SVC_LOG_SPOOL_BYTES', key: 'logs.spool_bytes', type: 'int', default: 1073741824, min: 1024, description: 'disk spool bound; past it POST /logs answers 503' },
   alertIntervalMs: { env: 'SVC_ALERT_INTERVAL_MS', key: 'alerts.interval_ms', type: 'int', default: 60000, min: 1000, description: 'how often the traffic-spike detector runs' },
 } as const satisfies Record<string, SettingSpec>;

@@ -15,7 +15,8 @@ import { send, sendError, type Exchange } from './reply.js';
 import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
 import { fieldErrors } from './schema.js';
-import type { Credentials } from './auth.js';
+import type { Credentials, Principal } from './auth.js';
+import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -24,6 +25,7 @@ export type RequestObserver = (routePath: string, method: string, status: number
 
 interface Incoming extends Exchange {
   method: Method;
+  path: string;
   credentials: Credentials;
   contentType: string;
   rawQuery: string;
@@ -82,6 +84,7 @@ export class HttpServer {
       aborted: false,
       done: false,
       method,
+      path,
       rawQuery: req.getQuery() ?? '',
       contentType: req.getHeader('content-type'),
       credentials: {
@@ -119,33 +122,65 @@ export class HttpServer {
     const route = compiled.route;
     try {
       const principal = await this.ctx.auth.authenticate(route.role, ex.credentials);
-      let result: unknown;
-      if (isRawRoute(route)) {
-        result = await route.handler(
-          { body: body ?? Buffer.alloc(0), contentType: ex.contentType, requestId: ex.requestId, clientIp: ex.credentials.clientIp },
-          this.ctx,
-        );
-      } else {
-        const input: RouteInput = {
-          params: compiled.validateParams ? validated(compiled.validateParams, rawParams, 'path') : rawParams,
-          query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(ex.rawQuery), 'query') : {},
-          body: compiled.validateBody ? validated(compiled.validateBody, parseJson(body), 'body') : undefined,
-          principal,
-          requestId: ex.requestId,
-          clientIp: ex.credentials.clientIp,
-        };
-        result = isActorRoute(route)
-          ? await this.ctx.ask(route.actor, route.message, input)
-          : await route.handler(input, this.ctx);
-      }
+      const audited = isAuditedWrite(route, principal);
+      const before = audited ? await this.readBefore(ex, route, principal) : undefined;
+      const result = await this.invoke(ex, compiled, rawParams, ex.rawQuery, body, principal);
       const reply = result instanceof Reply ? result : null;
       const status = reply?.status ?? route.success.status;
       const payload = reply ? reply.body : result;
       const text = route.produces && (typeof payload === 'string' || Buffer.isBuffer(payload)) ? payload : compiled.serialize(payload);
       send(ex, status, text, route.produces ?? 'application/json', reply?.headers);
       this.finish(ex, route.path, status);
+      if (audited) {
+        const event: AuditEvent = {
+          requestId: ex.requestId, principal, method: route.method, route: route.path, params: rawParams, status,
+          before: before ?? null, after: route.method === 'DELETE' ? null : (payload ?? null),
+        };
+        this.ctx.tell('audit', 'record', event);
+      }
     } catch (err) {
       this.fail(ex, route.path, err);
+    }
+  }
+
+  /** Validates and runs one route for an authenticated principal; returns what its handler returned. */
+  private async invoke(
+    ex: Incoming,
+    compiled: CompiledRoute,
+    rawParams: Record<string, string>,
+    rawQuery: string,
+    body: Buffer | null,
+    principal: Principal,
+  ): Promise<unknown> {
+    const route = compiled.route;
+    if (isRawRoute(route)) {
+      return route.handler(
+        { body: body ?? Buffer.alloc(0), contentType: ex.contentType, requestId: ex.requestId, clientIp: ex.credentials.clientIp },
+        this.ctx,
+      );
+    }
+    const input: RouteInput = {
+      params: compiled.validateParams ? validated(compiled.validateParams, rawParams, 'path') : rawParams,
+      query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(rawQuery), 'query') : {},
+      body: compiled.validateBody ? validated(compiled.validateBody, parseJson(body), 'body') : undefined,
+      principal,
+      requestId: ex.requestId,
+      clientIp: ex.credentials.clientIp,
+    };
+    return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
+  }
+
+  /** The state a write is about to change, read through the resource's own GET route (null when there is none). */
+  private async readBefore(ex: Incoming, route: Route, principal: Principal): Promise<unknown> {
+    const path = readPathFor(route, ex.path);
+    if (!path) return null;
+    const lookup = this.router.lookup('GET', path);
+    if (!lookup || !('found' in lookup)) return null;
+    try {
+      const result = await this.invoke(ex, lookup.found.route, lookup.found.params, '', null, principal);
+      return result instanceof Reply ? result.body : result;
+    } catch {
+      return null; // not there yet, or not readable: the write decides what happens
     }
   }
 

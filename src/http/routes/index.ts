@@ -16,11 +16,12 @@ import { logRoutes } from './logs.js';
 import { alertRoutes } from './alerts.js';
 import { metricsRoutes } from './metrics.js';
 import { syncRoutes } from './sync.js';
+import { auditRoutes } from './audit.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
   const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
   routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
-  routes.push(...metricsRoutes, ...syncRoutes);
+  routes.push(...metricsRoutes, ...syncRoutes, ...auditRoutes);
   routes.push(...alertRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;
