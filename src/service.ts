@@ -23,6 +23,7 @@ import { healthActor } from './actors/health/actor.js';
 import { upstreamJobs } from './actors/upstreams/jobs.js';
 import { fullSync } from './actors/upstreams/full-sync.js';
 import { logsActor } from './actors/logs/actor.js';
+import { analyticsActor } from './actors/analytics/actor.js';
 import { metricsActor } from './actors/metrics/actor.js';
 import { auditActor } from './actors/audit/actor.js';
 import { Metrics } from './metrics/metrics.js';
@@ -102,7 +103,7 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob()];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor()];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

@@ -15,6 +15,7 @@ const registry: Record<string, Loader> = {
   masters: () => import('./tenancy/masters.js'),
   'child-keys': () => import('./tenancy/keys.js'),
   'tenancy-usage': () => import('./tenancy/usage.js'),
+  'analytics-counts': () => import('./analytics/counts.js'),
   alerts: () => import('./alerts/actor.js'),
   'alert-config': () => import('./alerts/config-actor.js'),
 };

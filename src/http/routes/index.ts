@@ -17,12 +17,14 @@ import { alertRoutes } from './alerts.js';
 import { metricsRoutes } from './metrics.js';
 import { syncRoutes } from './sync.js';
 import { auditRoutes } from './audit.js';
+import { analyticsRoutes } from './analytics.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
   const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
   routes.push(...masterRoutes, ...tenantRoutes, ...whoamiRoutes, ...usageRoutes);
   routes.push(...metricsRoutes, ...syncRoutes, ...auditRoutes);
   routes.push(...alertRoutes);
+  routes.push(...analyticsRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   return routes;
 }

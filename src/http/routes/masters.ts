@@ -28,7 +28,7 @@ export const masterRoutes: Route[] = [
     summary: 'List live masters (search matches name and group)',
     success: ok(pageOf(masterView)), actor: 'masters', message: 'list',
   },
-  onMaster('GET', '/admin/masters/{id}', 'Read a master', 'get'),
+  // GET /admin/masters/{id} embeds realtime figures: declared in analytics.ts.
   { ...onMaster('PUT', '/admin/masters/{id}', 'Update name, group, max_child_keys, global_qps', 'update'), body: masterUpdateBody },
   onMaster('DELETE', '/admin/masters/{id}', 'Soft-delete a master; its epoch rises so every child key fails', 'remove'),
   onMaster('POST', '/admin/masters/{id}/freeze', 'Suspend a master: its key and all its child keys are refused', 'freeze'),

@@ -1,0 +1,223 @@
+/**
+ * The analytics actor, on the main thread beside ClickHouse: grouped log
+ * statistics, traffic charts, the dashboard summary with trends, realtime
+ * figures and the tenant's own statistics, all read from the rollups
+ * (src/storage/clickhouse/stats.ts). "Now" is the service clock.
+ */
+import type { ActorDefinition } from '../runtime/actor.js';
+import type { MainContext } from '../main-context.js';
+import type { RouteInput } from '../../http/route.js';
+import { badRequest } from '../../errors.js';
+import { queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
+import type { EntityCounts } from '../../storage/postgres/analytics.js';
+import { periodRange, previousRange, type Period } from './periods.js';
+import { realtimeOf, type RealtimeView } from './realtime.js';
+import { trend } from './trends.js';
+
+const HOUR = 3600;
+const MAX_MINUTE_RANGE = 6 * HOUR;
+const MAX_HOUR_RANGE = 31 * 24 * HOUR;
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+type RangeQuery = { since: number; until: number; master_id?: number; key_id?: number; model?: string };
+
+/** since/until are required by the schema; the order and the span of minute buckets are checked here. */
+function checkRange(q: { since: number; until: number }, granularity?: Bucket): TimeRange {
+  if (q.until <= q.since) throw badRequest('until must be after since', { until: 'must be greater than since' });
+  if (granularity === 'minute' && q.until - q.since > MAX_MINUTE_RANGE) {
+    throw badRequest('a minute range may span at most 6 hours', { until: 'at most 21600 seconds after since for minute buckets' });
+  }
+  if (granularity === 'hour' && q.until - q.since > MAX_HOUR_RANGE) {
+    throw badRequest('an hour range may span at most 31 days', { until: 'at most 2678400 seconds after since for hour buckets' });
+  }
+  return { since: q.since, until: q.until };
+}
+
+const filterOf = (q: RangeQuery): StatsFilter => ({ master_id: q.master_id, key_id: q.key_id, model: q.model });
+
+/** The label of a bucket: its UTC date, month, or RFC 3339 start. */
+function bucketKey(start: number, bucket: Bucket): string {
+  const iso = new Date(start * 1000).toISOString();
+  if (bucket === 'day') return iso.slice(0, 10);
+  if (bucket === 'month') return iso.slice(0, 7);
+  return `${iso.slice(0, 19)}Z`;
+}
+
+/** Request, error, token and latency figures of one group (shared by every statistics answer). */
+export function figures(r: StatsRow) {
+  const q = r.quantiles;
+  return {
+    requests: r.requests,
+    errors: r.errors,
+    error_rate: r.requests ? round(r.errors / r.requests, 4) : 0,
+    tokens_in: r.tokens_in,
+    tokens_out: r.tokens_out,
+    tokens: r.tokens_in + r.tokens_out,
+    avg_latency_ms: r.requests ? round(r.latency_sum / r.requests, 2) : 0,
+    p50_latency_ms: q ? round(q[0], 2) : 0,
+    p95_latency_ms: q ? round(q[1], 2) : 0,
+    p99_latency_ms: q ? round(q[2], 2) : 0,
+  };
+}
+
+/** GroupedStatsItem: groups by model busiest first, time buckets in order. */
+function groupedItems(rows: StatsRow[], groupBy: Bucket | 'model') {
+  const items = rows.map((r) =>
+    groupBy === 'model'
+      ? { key: r.model!, start: null, ...figures(r) }
+      : { key: bucketKey(r.start!, groupBy), start: r.start, ...figures(r) },
+  );
+  if (groupBy === 'model') items.sort((a, b) => b.requests - a.requests || (a.key < b.key ? -1 : 1));
+  return items;
+}
+
+async function grouped(ctx: MainContext, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model') {
+  const rows = await queryStats(ctx.clickhouse, {
+    range,
+    filter,
+    bucket: groupBy === 'model' ? undefined : groupBy,
+    byModel: groupBy === 'model',
+    quantiles: true,
+  });
+  return groupedItems(rows, groupBy);
+}
+
+/** Sums rows into one (latency quantiles cannot be summed and are dropped). */
+function total(rows: StatsRow[]): StatsRow {
+  const t: StatsRow = { start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null };
+  for (const r of rows) {
+    t.requests += r.requests;
+    t.errors += r.errors;
+    t.tokens_in += r.tokens_in;
+    t.tokens_out += r.tokens_out;
+    t.latency_sum += r.latency_sum;
+  }
+  return t;
+}
+
+/** Totals of a range for the dashboard: one row, no quantiles. */
+async function summaryOf(ctx: MainContext, range: TimeRange) {
+  const [row] = await queryStats(ctx.clickhouse, { range });
+  const f = figures(row!);
+  return { requests: f.requests, errors: f.errors, error_rate: f.error_rate, tokens_in: f.tokens_in, tokens_out: f.tokens_out, tokens: f.tokens, avg_latency_ms: f.avg_latency_ms };
+}
+type Summary = Awaited<ReturnType<typeof summaryOf>>;
+
+function trendsOf(cur: Summary, prev: Summary) {
+  // With no requests in the previous period its latency and error rate are missing, not zero.
+  const hadRequests = prev.requests > 0;
+  return {
+    requests: trend(cur.requests, prev.requests, false),
+    errors: trend(cur.errors, prev.errors, false),
+    tokens: trend(cur.tokens, prev.tokens, false),
+    error_rate: trend(cur.error_rate, hadRequests ? prev.error_rate : null, true),
+    avg_latency_ms: trend(cur.avg_latency_ms, hadRequests ? prev.avg_latency_ms : null, true),
+  };
+}
+
+/** The master's view and global_qps through the tenancy actor (404 for an unknown or deleted master). */
+const masterOf = (ctx: MainContext, id: number) =>
+  ctx.ask<Record<string, unknown> & { id: number; global_qps: number }>('masters', 'get', { params: { id } });
+
+export function analyticsActor(): ActorDefinition<MainContext> {
+  return {
+    name: 'analytics',
+    placement: 'main',
+    concurrency: 64,
+    handlers: {
+      stats: async ({ query }: RouteInput<unknown, RangeQuery & { group_by: Bucket | 'model' }>, ctx) => {
+        const groupBy = query.group_by;
+        const range = checkRange(query, groupBy === 'minute' ? 'minute' : undefined);
+        const items = await grouped(ctx, range, filterOf(query), groupBy);
+        return { group_by: groupBy, since: range.since, until: range.until, items };
+      },
+
+      trafficChart: async (
+        { query }: RouteInput<unknown, RangeQuery & { granularity: 'hour' | 'minute'; top_n: number; metric: 'requests' | 'tokens' }>,
+        ctx,
+      ) => {
+        const step = query.granularity === 'minute' ? 60 : HOUR;
+        const range = checkRange(query, query.granularity);
+        const rows = await queryStats(ctx.clickhouse, { range, filter: filterOf(query), bucket: query.granularity, byModel: true });
+        const x: number[] = [];
+        for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
+        const index = new Map(x.map((t, i) => [t, i]));
+        const value = (r: StatsRow) => (query.metric === 'tokens' ? r.tokens_in + r.tokens_out : r.requests);
+        const byModel = new Map<string, { name: string; total: number; data: number[] }>();
+        for (const r of rows) {
+          let s = byModel.get(r.model!);
+          if (!s) byModel.set(r.model!, (s = { name: r.model!, total: 0, data: new Array<number>(x.length).fill(0) }));
+          s.data[index.get(r.start!)!]! += value(r);
+          s.total += value(r);
+        }
+        const ranked = [...byModel.values()].sort((a, b) => b.total - a.total || (a.name < b.name ? -1 : 1));
+        const series = ranked.slice(0, query.top_n);
+        const rest = ranked.slice(query.top_n);
+        if (rest.length) {
+          const other = { name: 'other', total: 0, data: new Array<number>(x.length).fill(0) };
+          for (const s of rest) {
+            other.total += s.total;
+            s.data.forEach((v, i) => (other.data[i]! += v));
+          }
+          series.push(other);
+        }
+        return { granularity: query.granularity, metric: query.metric, since: range.since, until: range.until, top_n: query.top_n, x, series };
+      },
+
+      summary: async ({ query }: RouteInput<unknown, { period: Period; include_trends: boolean }>, ctx) => {
+        const now = ctx.now();
+        const range = periodRange(query.period, now);
+        const prevRange = query.include_trends ? previousRange(query.period, now) : null;
+        const [cur, prev, counts] = await Promise.all([
+          summaryOf(ctx, range),
+          prevRange ? summaryOf(ctx, prevRange) : null,
+          ctx.ask<EntityCounts>('analytics-counts', 'counts'),
+        ]);
+        return {
+          period: query.period,
+          since: range.since,
+          until: range.until,
+          ...cur,
+          ...counts,
+          ...(query.include_trends ? { previous: prevRange, trends: prev ? trendsOf(cur, prev) : null } : {}),
+        };
+      },
+
+      realtime: (_: RouteInput, ctx): Promise<RealtimeView> => realtimeOf(ctx),
+
+      masterRealtime: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+        const m = await masterOf(ctx, params.id);
+        return realtimeOf(ctx, m.id, m.global_qps);
+      },
+
+      /** GET /admin/masters/{id}: the tenancy view with the realtime figures embedded. */
+      masterDetail: async (input: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+        const m = await masterOf(ctx, input.params.id);
+        return { ...m, realtime: await realtimeOf(ctx, m.id, m.global_qps) };
+      },
+
+      tenantRealtime: async ({ principal }: RouteInput, ctx) => {
+        const m = await masterOf(ctx, (principal as { id: number }).id);
+        return realtimeOf(ctx, m.id, m.global_qps);
+      },
+
+      tenantStats: async ({ query, principal }: RouteInput<unknown, { period: Exclude<Period, 'all'> }>, ctx) => {
+        const range = periodRange(query.period, ctx.now());
+        const filter = { master_id: (principal as { id: number }).id };
+        const [byModel, byDay] = await Promise.all([
+          queryStats(ctx.clickhouse, { range, filter, byModel: true, quantiles: true }),
+          queryStats(ctx.clickhouse, { range, filter, bucket: 'day', quantiles: true }),
+        ]);
+        const { p50_latency_ms: _a, p95_latency_ms: _b, p99_latency_ms: _c, ...totals } = figures(total(byModel));
+        return {
+          period: query.period,
+          since: range.since,
+          until: range.until,
+          totals,
+          by_model: groupedItems(byModel, 'model'),
+          by_day: groupedItems(byDay, 'day'),
+        };
+      },
+    },
+  };
+}

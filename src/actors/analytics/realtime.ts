@@ -1,0 +1,54 @@
+/**
+ * Realtime figures from `logs_minute`. A window of N minutes is the N whole
+ * minutes before the current one plus the current minute so far, so fresh
+ * records count at once and QPS never divides by a sliver of a minute:
+ * `seconds` (whole seconds, between 60·N and 60·(N+1)) is the window's length up to `at` and QPS is
+ * requests / seconds. Rate-limit status compares the last-minute QPS with the
+ * master's global_qps (0 = unlimited).
+ */
+import type { MainContext } from '../main-context.js';
+import { minuteWindows, type WindowTotals } from '../../storage/clickhouse/stats.js';
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export interface RateLimitStatus {
+  limit: number;
+  current_qps: number;
+  /** current_qps / limit (0 when unlimited). */
+  utilization: number;
+  limited: boolean;
+}
+
+export interface RealtimeView {
+  at: number;
+  last_minute: ReturnType<typeof windowView>;
+  last_5_minutes: ReturnType<typeof windowView>;
+  rate_limit?: RateLimitStatus;
+}
+
+/** Whole seconds: the window ends at the current second (`at`). */
+function windowView(t: WindowTotals, since: number, at: number) {
+  const seconds = at - since;
+  return { since, seconds, ...t, tokens: t.tokens_in + t.tokens_out, qps: round(t.requests / seconds, 3) };
+}
+
+export function rateLimit(limit: number, currentQps: number): RateLimitStatus {
+  return {
+    limit,
+    current_qps: currentQps,
+    utilization: limit > 0 ? round(currentQps / limit, 4) : 0,
+    limited: limit > 0 && currentQps >= limit,
+  };
+}
+
+/** System-wide without a master; one master's figures and rate-limit status with one. */
+export async function realtimeOf(ctx: MainContext, masterId?: number, globalQps = 0): Promise<RealtimeView> {
+  const at = Math.floor(ctx.now() / 1000);
+  const minute = Math.floor(at / 60) * 60;
+  const starts = [minute - 60, minute - 300];
+  const [one, five] = await minuteWindows(ctx.clickhouse, starts, masterId);
+  const last_minute = windowView(one!, starts[0]!, at);
+  const view: RealtimeView = { at, last_minute, last_5_minutes: windowView(five!, starts[1]!, at) };
+  if (masterId !== undefined) view.rate_limit = rateLimit(globalQps, last_minute.qps);
+  return view;
+}

@@ -1,0 +1,212 @@
+/**
+ * Statistics from the log rollups: grouped stats and traffic charts (admin),
+ * the dashboard summary, realtime figures (system, per master, own tenant),
+ * the master view with its realtime figures embedded, and tenant stats.
+ */
+import type { Route } from '../route.js';
+import { idParam, type JSONSchema } from '../schema.js';
+import { masterView } from './tenancy-schemas.js';
+
+const int = { type: 'integer' };
+const num = { type: 'number' };
+const str = { type: 'string' };
+const ok = (schema: JSONSchema) => ({ status: 200, schema });
+const obj = (properties: Record<string, JSONSchema>, description?: string): JSONSchema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  properties,
+  required: Object.keys(properties),
+});
+
+const unix = (description: string) => ({ type: 'integer', minimum: 0, maximum: 253402300799, description });
+const rangeQuery = {
+  since: unix('Unix seconds, inclusive (resolved down to its minute)'),
+  until: unix('Unix seconds, exclusive (resolved up to a whole minute); must be after since'),
+};
+const filters = {
+  master_id: { type: 'integer', minimum: 1 },
+  key_id: { type: 'integer', minimum: 1 },
+  model: { type: 'string', minLength: 1, maxLength: 200 },
+};
+
+const figures = {
+  requests: int,
+  errors: { type: 'integer', description: 'records with status >= 400' },
+  error_rate: { type: 'number', description: 'errors / requests, 4 decimals; 0 without requests' },
+  tokens_in: int,
+  tokens_out: int,
+  tokens: { type: 'integer', description: 'tokens_in + tokens_out' },
+  avg_latency_ms: num,
+};
+const percentiles = { p50_latency_ms: num, p95_latency_ms: num, p99_latency_ms: num };
+
+export const groupedStatsItem: JSONSchema = {
+  ...obj({
+    key: { type: 'string', description: 'model name; UTC date (day), YYYY-MM (month) or RFC 3339 bucket start (hour, minute)' },
+    start: { type: ['integer', 'null'], description: 'bucket start in Unix seconds (UTC); null for model groups' },
+    ...figures,
+    ...percentiles,
+  }),
+  title: 'GroupedStatsItem',
+};
+
+const groupedStatsResponse: JSONSchema = {
+  ...obj({
+    group_by: { type: 'string', enum: ['model', 'day', 'month', 'hour', 'minute'] },
+    since: int,
+    until: int,
+    items: { type: 'array', items: groupedStatsItem },
+  }),
+  title: 'GroupedStatsResponse',
+};
+
+const trafficChart: JSONSchema = obj({
+  granularity: { type: 'string', enum: ['hour', 'minute'] },
+  metric: { type: 'string', enum: ['requests', 'tokens'] },
+  since: int,
+  until: int,
+  top_n: int,
+  x: { type: 'array', items: int, description: 'bucket starts (Unix seconds, UTC), every bucket of the range' },
+  series: {
+    type: 'array',
+    description: 'the top_n models by total, then `other` (all remaining models summed) when there are any',
+    items: obj({ name: str, total: int, data: { type: 'array', items: int, description: 'aligned with x, zero-filled' } }),
+  },
+});
+
+const trend = obj({
+  value: num,
+  previous: { type: ['number', 'null'] },
+  delta_percent: { type: ['number', 'null'] },
+  direction: { type: 'string', enum: ['up', 'down', 'flat', 'new'] },
+});
+const trendKeys = ['requests', 'errors', 'tokens', 'error_rate', 'avg_latency_ms'];
+
+const summary: JSONSchema = {
+  type: 'object',
+  properties: {
+    period: { type: 'string', enum: ['today', 'last7d', 'last30d', 'all'] },
+    since: int,
+    until: int,
+    ...figures,
+    masters: { type: 'integer', description: 'live masters' },
+    keys: { type: 'integer', description: 'unrevoked child keys of live masters' },
+    upstream_keys: { type: 'integer', description: 'upstream keys not deleted' },
+    previous: { type: ['object', 'null'], properties: { since: int, until: int }, description: 'with include_trends: the compared range' },
+    trends: {
+      type: ['object', 'null'],
+      description: 'with include_trends; null for period=all (no previous period)',
+      properties: Object.fromEntries(trendKeys.map((k) => [k, trend])),
+    },
+  },
+  required: ['period', 'since', 'until', ...Object.keys(figures), 'masters', 'keys', 'upstream_keys'],
+};
+
+const window = obj({
+  since: { type: 'integer', description: 'window start, Unix seconds' },
+  seconds: { type: 'integer', description: 'window length up to `at` (whole seconds)' },
+  requests: int,
+  errors: int,
+  tokens_in: int,
+  tokens_out: int,
+  tokens: int,
+  qps: num,
+});
+const realtimeProps = { at: int, last_minute: window, last_5_minutes: window };
+const rateLimit = obj({
+  limit: { type: 'integer', description: 'the master\'s global_qps; 0 = unlimited' },
+  current_qps: num,
+  utilization: { type: 'number', description: 'current_qps / limit; 0 when unlimited' },
+  limited: { type: 'boolean', description: 'limit > 0 and current_qps >= limit' },
+});
+const systemRealtime = obj(realtimeProps);
+const masterRealtime = obj({ ...realtimeProps, rate_limit: rateLimit });
+
+const tenantStats = obj({
+  period: { type: 'string', enum: ['today', 'last7d', 'last30d'] },
+  since: int,
+  until: int,
+  totals: obj(figures),
+  by_model: { type: 'array', items: groupedStatsItem },
+  by_day: { type: 'array', items: groupedStatsItem },
+});
+
+const masterWithRealtime: JSONSchema = {
+  ...masterView,
+  properties: { ...(masterView.properties as object), realtime: masterRealtime },
+};
+
+const actor = 'analytics';
+const statsTags = ['logs'];
+
+export const analyticsRoutes: Route[] = [
+  {
+    method: 'GET', path: '/admin/logs/stats', role: 'admin', tags: statsTags, actor, message: 'stats',
+    summary: 'Requests, errors, tokens and latency (average, p50/p95/p99) per model or UTC time bucket; minute ranges at most 6 h',
+    query: {
+      type: 'object',
+      required: ['since', 'until'],
+      properties: {
+        ...rangeQuery,
+        group_by: { type: 'string', enum: ['model', 'day', 'month', 'hour', 'minute'], default: 'model' },
+        ...filters,
+      },
+    },
+    success: ok(groupedStatsResponse),
+  },
+  {
+    method: 'GET', path: '/admin/logs/stats/traffic-chart', role: 'admin', tags: statsTags, actor, message: 'trafficChart',
+    summary: 'Per-model series on a shared zero-filled UTC time axis; models beyond top_n summed into `other`',
+    query: {
+      type: 'object',
+      required: ['since', 'until'],
+      properties: {
+        ...rangeQuery,
+        granularity: { type: 'string', enum: ['hour', 'minute'], default: 'hour', description: 'minute: range at most 6 h; hour: at most 31 days' },
+        top_n: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+        metric: { type: 'string', enum: ['requests', 'tokens'], default: 'requests' },
+        master_id: filters.master_id,
+        key_id: filters.key_id,
+      },
+    },
+    success: ok(trafficChart),
+  },
+  {
+    method: 'GET', path: '/admin/dashboard/summary', role: 'admin', tags: ['dashboard'], actor, message: 'summary',
+    summary: 'Requests, tokens, latency, error rate and entity counts for a period; optional trends against the previous period',
+    query: {
+      type: 'object',
+      properties: {
+        period: { type: 'string', enum: ['today', 'last7d', 'last30d', 'all'], default: 'today' },
+        include_trends: { type: 'boolean', default: false },
+      },
+    },
+    success: ok(summary),
+  },
+  {
+    method: 'GET', path: '/admin/realtime', role: 'admin', tags: ['dashboard'], actor, message: 'realtime',
+    summary: 'System-wide requests, tokens and QPS over the last minute and the last 5 minutes',
+    success: ok(systemRealtime),
+  },
+  {
+    method: 'GET', path: '/admin/masters/{id}', role: 'admin', tags: ['masters'], params: idParam, actor, message: 'masterDetail',
+    summary: 'Read a master, with its realtime figures embedded',
+    success: ok(masterWithRealtime),
+  },
+  {
+    method: 'GET', path: '/admin/masters/{id}/realtime', role: 'admin', tags: ['masters'], params: idParam, actor, message: 'masterRealtime',
+    summary: "A master's requests, tokens, QPS and rate-limit status against its global_qps",
+    success: ok(masterRealtime),
+  },
+  {
+    method: 'GET', path: '/v1/realtime', role: 'master', tags: ['tenant'], actor, message: 'tenantRealtime',
+    summary: 'Own requests, tokens, QPS and rate-limit status',
+    success: ok(masterRealtime),
+  },
+  {
+    method: 'GET', path: '/v1/stats', role: 'master', tags: ['tenant'], actor, message: 'tenantStats',
+    summary: 'Own usage for a period: totals, by model and by UTC day',
+    query: { type: 'object', properties: { period: { type: 'string', enum: ['today', 'last7d', 'last30d'], default: 'today' } } },
+    success: ok(tenantStats),
+  },
+];
