@@ -29,10 +29,22 @@ export const redactPaths = [
   '*.password',
 ];
 
+/**
+ * Errors are logged by type, message, code and stack only: driver errors carry
+ * the bound values and details such as `Key (api_key)=(…) already exists`,
+ * which may hold a secret.
+ */
+export function safeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const e = err as Error & { code?: unknown };
+  return { type: e.name, message: e.message, ...(e.code !== undefined ? { code: e.code } : {}), stack: e.stack };
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   const options = {
     level,
     base: { pid: process.pid },
+    serializers: { err: safeError },
     redact: { paths: redactPaths, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
