@@ -16,18 +16,23 @@ svc.service.clock.set(now);
 const at = (daysAgo: number, hours = 0) => new Date(now - daysAgo * day + hours * 3_600_000).toISOString();
 
 t.test('retention drops whole old days, trims the boundary day, and the rollups follow', async (t) => {
-  const rows = [40, 31, 30.5, 29, 2, 0].map((d, i) => ({ key_id: i + 1, master_id: 1, status_code: 200, latency_ms: 10, createdAt: at(d) }));
+  const rows = [45, 40, 31, 30.5, 29, 2, 0].map((d, i) => ({ key_id: i + 1, master_id: 1, status_code: 200, latency_ms: 10, createdAt: at(d) }));
   t.equal((await svc.request('POST', '/logs', { body: rows })).status, 202);
   await svc.service.system.ask('logs', 'flush');
   t.equal((await svc.request('PUT', '/admin/features', { ...admin, body: { log_retention_days: 30 } })).status, 200);
   const r = await retention();
-  t.equal(r.partitions_dropped, 2, 'the days 40 and 31 days back went as whole partitions');
+  t.equal(r.partitions_dropped, 3, 'the days 45, 40 and 31 days back went as whole partitions');
   t.equal(r.deleted_by_age, 1, 'the row 30.5 days back, in the boundary day, was deleted');
   t.same(await createdAts(), [at(29), at(2), at(0)]);
-  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global']) {
+  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global', 'logs_daily', 'logs_daily_global']) {
     const [rollup] = await ch.query<{ n: number }>(`SELECT sum(requests) AS n FROM ${table}`);
     t.equal(Number(rollup!.n), 3, `${table} follows`);
   }
+  // The day rollups have month partitions: January (45 days back) went whole, February holds days still kept.
+  const months = await ch.query<{ partition: string }>(
+    "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND active AND table = 'logs_daily' ORDER BY partition",
+  );
+  t.same(months.map((m) => m.partition), ['202602', '202603']);
 });
 
 t.test('bodies are kept for log_body_retention_days; the rest of the record stays', async (t) => {

@@ -23,6 +23,7 @@ import {
 type Asserts = Pick<typeof t, 'equal' | 'same' | 'ok' | 'pass'>;
 
 const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url));
+const MIGRATIONS = ['001_logs.sql', '002_audit.sql', '003_daily_rollups.sql'];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
 t.teardown(async () => {
@@ -93,10 +94,10 @@ async function run(t: Asserts, stmts: { sql: string; params: Record<string, unkn
 }
 
 await t.test('migrations apply once and are recorded', async (t) => {
-  t.same(await migrateClickHouse(ch, SQL_DIR), ['001_logs.sql']);
+  t.same(await migrateClickHouse(ch, SQL_DIR), MIGRATIONS);
   t.same(await migrateClickHouse(ch, SQL_DIR), [], 'second run applies none');
-  const rows = await ch.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations');
-  t.same(rows, [{ version: 1, name: '001_logs.sql' }]);
+  const rows = await ch.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  t.same(rows, MIGRATIONS.map((name) => ({ version: Number(name.slice(0, 3)), name })));
   const [{ db }] = await ch.query<{ db: string }>('SELECT currentDatabase() AS db');
   t.equal(db, 'gateway', 'unqualified names resolve in the gateway database');
 });
@@ -117,7 +118,11 @@ await t.test('migrations run in numeric order, recorded per database', async (t)
     await ch.command('USE gateway');
     rmSync(dir, { recursive: true, force: true });
   }
-  t.same(await ch.query('SELECT version FROM schema_migrations'), [{ version: 1 }], 'the gateway database is untouched');
+  t.same(
+    await ch.query('SELECT version FROM schema_migrations ORDER BY version'),
+    MIGRATIONS.map((name) => ({ version: Number(name.slice(0, 3)) })),
+    'the gateway database is untouched',
+  );
 });
 
 t.test('splitStatements', async (t) => {
@@ -125,9 +130,9 @@ t.test('splitStatements', async (t) => {
   t.same(splitStatements('SELECT 1; SELECT 2'), ['SELECT 1; SELECT 2'], 'only a ; ending a line splits');
 });
 
-await t.test('materialized views in 001_logs.sql are the ones rollups.ts generates', async (t) => {
+await t.test('materialized views in the migrations are the ones rollups.ts generates', async (t) => {
   const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const mvs = splitStatements(readFileSync(join(SQL_DIR, '001_logs.sql'), 'utf8'))
+  const mvs = MIGRATIONS.flatMap((f) => splitStatements(readFileSync(join(SQL_DIR, f), 'utf8')))
     .map((s) => norm(s.replace(/^--.*$/gm, '')))
     .filter((s) => s.startsWith('CREATE MATERIALIZED VIEW'));
   t.same(mvs, ROLLUPS.map((r) => norm(createMvSql(r))));
@@ -200,6 +205,16 @@ for (const [label, slice] of [
     await assertRollupsAgree(t, label, n);
   });
 }
+
+await t.test('the backfill of 003_daily_rollups.sql rebuilds the day rollups exactly', async (t) => {
+  const backfill = splitStatements(readFileSync(join(SQL_DIR, '003_daily_rollups.sql'), 'utf8'))
+    .map((s) => s.replace(/^--.*$/gm, '').trim())
+    .filter((s) => /^(TRUNCATE|INSERT)/.test(s));
+  t.same(backfill.map((s) => s.split(/\s/, 3).join(' ')), ['TRUNCATE TABLE logs_daily', 'INSERT INTO logs_daily', 'TRUNCATE TABLE logs_daily_global', 'INSERT INTO logs_daily_global']);
+  for (const s of backfill) await ch.command(s);
+  const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+  await assertRollupsAgree(t, 'after the backfill', n);
+});
 
 await t.test('rollups still agree after merges and new inserts', async (t) => {
   await ch.insert('logs', makeLogs(3000, 500));

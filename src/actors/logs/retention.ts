@@ -1,8 +1,8 @@
 /**
  * Log retention: whole day partitions older than log_retention_days are
- * dropped from the raw table and every rollup (cheap, no rewrite); rows of
- * the boundary day older than the cutoff are deleted and their rollups
- * rebuilt. Bodies older than log_body_retention_days are emptied (the rest
+ * dropped from the raw table and every rollup (cheap, no rewrite; the day
+ * rollups have month partitions, dropped once the whole month is older); rows
+ * older than the cutoff that remain are deleted and their rollups rebuilt. Bodies older than log_body_retention_days are emptied (the rest
  * of the record stays). Then, past log_max_records, the oldest rows go first.
  */
 import type { Logger } from '../../logger.js';
@@ -26,7 +26,8 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
     const cutoff = now - flags.log_retention_days * day;
     const cutoffDay = yyyymmdd(cutoff);
     for (const { table, partition } of await dayPartitions(ch)) {
-      if (partition < cutoffDay) {
+      // Day partitions (YYYYMMDD) or, for the day rollups, month partitions (YYYYMM): only when wholly before the cutoff day.
+      if (partition < cutoffDay.slice(0, partition.length)) {
         await dropPartition(ch, table, partition);
         if (table === 'logs') result.partitions_dropped++;
       }

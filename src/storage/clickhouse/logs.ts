@@ -127,7 +127,7 @@ export async function dayPartitions(ch: ClickHouse): Promise<Array<{ table: stri
 }
 
 export async function dropPartition(ch: ClickHouse, table: string, partition: string): Promise<void> {
-  if (!/^[a-z_]+$/.test(table) || !/^\d{8}$/.test(partition)) throw new Error(`bad partition ${table}/${partition}`);
+  if (!/^[a-z_]+$/.test(table) || !/^\d{6}(\d{2})?$/.test(partition)) throw new Error(`bad partition ${table}/${partition}`);
   await ch.command(`ALTER TABLE ${table} DROP PARTITION ${partition}`);
 }
 

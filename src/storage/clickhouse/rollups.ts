@@ -1,7 +1,7 @@
 /**
  * The rollups of `logs`: one description per rollup, from which come both its
- * materialized view (sql/clickhouse/001_logs.sql holds the generated text; a
- * test keeps them equal) and the statements that rebuild a slice of it after
+ * materialized view (sql/clickhouse/001_logs.sql and 003_daily_rollups.sql hold
+ * the generated text; a test keeps them equal) and the statements that rebuild a slice of it after
  * raw logs were deleted, so the aggregation is written in one place.
  */
 import type { QueryParams } from './client.js';
@@ -59,6 +59,19 @@ export const ROLLUPS: readonly Rollup[] = [
     table: 'logs_hourly_global',
     mv: 'logs_hourly_global_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.model, DIM.group, DIM.status_class],
+  },
+  // Day rollups without key_id: ~24x fewer rows than the hourly ones (logs_hourly keeps one row per key, model and hour).
+  {
+    table: 'logs_daily',
+    mv: 'logs_daily_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  {
+    table: 'logs_daily_global',
+    mv: 'logs_daily_global_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
     dims: [DIM.model, DIM.group, DIM.status_class],
   },
 ];

@@ -1,0 +1,140 @@
+/**
+ * Ranges read from the day rollups: a range crossing several UTC days with
+ * ragged ends is cut into ragged minutes, whole hours and whole days, and the
+ * answer equals the hand-computed one whatever filter picks the rollups; a
+ * deletion (DELETE /admin/logs) in the middle of a day keeps the day rollups
+ * in agreement with the raw logs.
+ */
+import t from 'tap';
+import { adminToken, startTestService } from '../helpers/harness.js';
+import { rangeParts } from '../../src/storage/clickhouse/stats.js';
+
+const svc = await startTestService();
+t.teardown(() => svc.stop());
+svc.service.clock.set(Date.parse('2025-03-10T12:00:30Z'));
+
+const s = (iso: string): number => Date.parse(iso) / 1000;
+const get = (path: string) => svc.request('GET', path, { token: adminToken });
+
+// since 22:58:30 reads from minute 22:58; until 01:01:10 reads through minute 01:01.
+const since = s('2025-03-06T22:58:30Z');
+const until = s('2025-03-09T01:01:10Z');
+const range = `since=${since}&until=${until}`;
+
+const rec = (master_id: number, key_id: number, model: string, status_code: number, latency_ms: number, tokens: number, createdAt: string) =>
+  ({ master_id, key_id, model, status_code, latency_ms, tokens_in: tokens, tokens_out: tokens, createdAt });
+const records = [
+  rec(1, 11, 'alpha', 200, 100, 1, '2025-03-06T22:57:59.999Z'), // before the first minute: out
+  rec(1, 11, 'alpha', 200, 200, 2, '2025-03-06T22:58:00.000Z'), // ragged minute
+  rec(2, 22, 'beta', 500, 300, 4, '2025-03-06T23:59:59.999Z'), // whole hour before the first day
+  rec(1, 12, 'alpha', 200, 400, 8, '2025-03-07T00:00:00.000Z'), // whole day
+  rec(2, 22, 'beta', 200, 900, 256, '2025-03-08T06:00:00.000Z'), // whole day
+  rec(2, 22, 'alpha', 429, 500, 16, '2025-03-08T23:59:59.999Z'), // whole day
+  rec(1, 11, 'beta', 200, 600, 32, '2025-03-09T00:30:00.000Z'), // whole hour after the last day
+  rec(1, 11, 'alpha', 200, 700, 64, '2025-03-09T01:01:59.999Z'), // ragged minute
+  rec(1, 11, 'alpha', 200, 800, 128, '2025-03-09T01:02:00.000Z'), // after the last minute: out
+];
+t.before(async () => {
+  const ingest = await svc.request('POST', '/logs', { body: records });
+  if (ingest.status !== 202) throw new Error(`ingest answered ${ingest.status}`);
+  await svc.service.system.ask('logs', 'flush');
+});
+
+const item = (key: string, start: number | null, f: Partial<Record<string, number>>) => ({
+  key, start, requests: 0, errors: 0, error_rate: 0, tokens_in: 0, tokens_out: 0, tokens: 0,
+  avg_latency_ms: 0, p50_latency_ms: 0, p95_latency_ms: 0, p99_latency_ms: 0, ...f,
+});
+const one = (key: string, start: number | null, lat: number, tok: number, errors = 0) =>
+  item(key, start, {
+    requests: 1, errors, error_rate: errors, tokens_in: tok, tokens_out: tok, tokens: 2 * tok,
+    avg_latency_ms: lat, p50_latency_ms: lat, p95_latency_ms: lat, p99_latency_ms: lat,
+  });
+const day = (d: string) => s(`${d}T00:00:00Z`);
+
+t.test('the range is cut into minutes, hours and days, by filter', async (t) => {
+  const tr = { since, until };
+  const parts = (f: object, b?: 'day' | 'hour') =>
+    rangeParts(tr, f, b).map((p) => [p.table, new Date(p.from * 1000).toISOString(), new Date(p.to * 1000).toISOString()]);
+  t.same(parts({}), [
+    ['logs_daily_global', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
+    ['logs_hourly_global', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
+    ['logs_hourly_global', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
+    ['logs_minute', '2025-03-06T22:58:00.000Z', '2025-03-06T23:00:00.000Z'],
+    ['logs_minute', '2025-03-09T01:00:00.000Z', '2025-03-09T01:02:00.000Z'],
+  ]);
+  t.same(parts({ master_id: 1 }, 'day').map((p) => p[0]), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute']);
+  t.same(parts({ master_id: 1, key_id: 11 }).map((p) => p[0]), ['logs_hourly', 'logs_minute', 'logs_minute'], 'no key_id in the day rollups');
+  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute', 'logs_minute'], 'hour buckets never read days');
+  t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
+});
+
+t.test('group_by day and model over days with ragged ends (day rollups, no filter)', async (t) => {
+  const byDay = await get(`/admin/logs/stats?group_by=day&${range}`);
+  t.equal(byDay.status, 200);
+  t.same(byDay.json.items, [
+    item('2025-03-06', day('2025-03-06'), {
+      requests: 2, errors: 1, error_rate: 0.5, tokens_in: 6, tokens_out: 6, tokens: 12,
+      avg_latency_ms: 250, p50_latency_ms: 250, p95_latency_ms: 295, p99_latency_ms: 299,
+    }),
+    one('2025-03-07', day('2025-03-07'), 400, 8),
+    item('2025-03-08', day('2025-03-08'), {
+      requests: 2, errors: 1, error_rate: 0.5, tokens_in: 272, tokens_out: 272, tokens: 544,
+      avg_latency_ms: 700, p50_latency_ms: 700, p95_latency_ms: 880, p99_latency_ms: 896,
+    }),
+    item('2025-03-09', day('2025-03-09'), {
+      requests: 2, tokens_in: 96, tokens_out: 96, tokens: 192,
+      avg_latency_ms: 650, p50_latency_ms: 650, p95_latency_ms: 695, p99_latency_ms: 699,
+    }),
+  ]);
+  const byModel = await get(`/admin/logs/stats?${range}`);
+  t.same(byModel.json.items, [
+    item('alpha', null, {
+      requests: 4, errors: 1, error_rate: 0.25, tokens_in: 90, tokens_out: 90, tokens: 180,
+      avg_latency_ms: 450, p50_latency_ms: 450, p95_latency_ms: 670, p99_latency_ms: 694,
+    }),
+    item('beta', null, {
+      requests: 3, errors: 1, error_rate: 0.3333, tokens_in: 292, tokens_out: 292, tokens: 584,
+      avg_latency_ms: 600, p50_latency_ms: 600, p95_latency_ms: 870, p99_latency_ms: 894,
+    }),
+  ]);
+});
+
+t.test('a master filter reads logs_daily, a key filter the hourly rollup: same answers', async (t) => {
+  const m1 = await get(`/admin/logs/stats?group_by=day&master_id=1&${range}`);
+  t.same(m1.json.items, [
+    one('2025-03-06', day('2025-03-06'), 200, 2),
+    one('2025-03-07', day('2025-03-07'), 400, 8),
+    item('2025-03-09', day('2025-03-09'), {
+      requests: 2, tokens_in: 96, tokens_out: 96, tokens: 192,
+      avg_latency_ms: 650, p50_latency_ms: 650, p95_latency_ms: 695, p99_latency_ms: 699,
+    }),
+  ]);
+  const k22 = await get(`/admin/logs/stats?group_by=day&master_id=2&key_id=22&${range}`);
+  const m2 = await get(`/admin/logs/stats?group_by=day&master_id=2&${range}`);
+  t.same(k22.json.items, m2.json.items, 'master 2 has only key 22');
+  t.same(m2.json.items.map((i: { key: string; requests: number; errors: number }) => [i.key, i.requests, i.errors]), [
+    ['2025-03-06', 1, 1], ['2025-03-08', 2, 1],
+  ]);
+});
+
+t.test('a deletion in the middle of a day: the day rollups follow the raw logs', async (t) => {
+  const del = await svc.request('DELETE', `/admin/logs?before=${encodeURIComponent('2025-03-08T12:00:00Z')}&master_id=2`, { token: adminToken });
+  t.equal(del.status, 200);
+  t.same(del.json, { deleted: 2 }, 'the 03-06 and 03-08 06:00 logs of master 2');
+  const byDay = await get(`/admin/logs/stats?group_by=day&${range}`);
+  t.same(byDay.json.items, [
+    one('2025-03-06', day('2025-03-06'), 200, 2),
+    one('2025-03-07', day('2025-03-07'), 400, 8),
+    one('2025-03-08', day('2025-03-08'), 500, 16, 1),
+    item('2025-03-09', day('2025-03-09'), {
+      requests: 2, tokens_in: 96, tokens_out: 96, tokens: 192,
+      avg_latency_ms: 650, p50_latency_ms: 650, p95_latency_ms: 695, p99_latency_ms: 699,
+    }),
+  ]);
+  const m2 = await get(`/admin/logs/stats?master_id=2&${range}`);
+  t.same(m2.json.items, [one('alpha', null, 500, 16, 1)]);
+  const byModel = await get(`/admin/logs/stats?${range}`);
+  t.same(byModel.json.items.map((i: { key: string; requests: number; tokens_in: number }) => [i.key, i.requests, i.tokens_in]), [
+    ['alpha', 4, 90], ['beta', 1, 32],
+  ]);
+});
