@@ -1,0 +1,12 @@
+/** Every scenario by name, in the order `npm run bench` runs them. */
+import type { ScenarioResult } from '../harness/results.js';
+import type { ScenarioOptions } from './options.js';
+import { ingestSingle } from './ingest-single.js';
+import { ingestBatch } from './ingest-batch.js';
+import { statsFlush } from './stats-flush.js';
+
+export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
+  'ingest-single': ingestSingle,
+  'ingest-batch': ingestBatch,
+  'stats-flush': statsFlush,
+};
