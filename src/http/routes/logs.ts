@@ -31,11 +31,24 @@ const logFilters: Record<string, JSONSchema> = {
   offset: { type: 'integer', minimum: 0, default: 0 },
 };
 
-const logList: JSONSchema = {
+const logPage: JSONSchema = {
   type: 'object',
   properties: { items: { type: 'array', items: logView }, total: int, limit: int, offset: int },
   required: ['items', 'total', 'limit', 'offset'],
 };
+
+/** The admin's and the tenant's log lists: one declaration, the actor narrows a tenant to its own records. */
+const logListRoute = (path: string, role: 'admin' | 'master', summary: string, tag: string): Route => ({
+  method: 'GET',
+  path,
+  role,
+  summary,
+  tags: [tag],
+  query: { type: 'object', properties: logFilters },
+  success: { status: 200, schema: logPage },
+  actor: 'logs',
+  message: 'list',
+});
 
 export const logRoutes: Route[] = [
   rawRoute({
@@ -61,17 +74,7 @@ export const logRoutes: Route[] = [
       return app.ask('logs', 'ingest', input);
     },
   }),
-  {
-    method: 'GET',
-    path: '/admin/logs',
-    role: 'admin',
-    summary: 'Log records, newest first, with request bodies; total is exact',
-    tags: ['logs'],
-    query: { type: 'object', properties: logFilters },
-    success: { status: 200, schema: logList },
-    actor: 'logs',
-    message: 'list',
-  },
+  logListRoute('/admin/logs', 'admin', 'Log records, newest first, with request bodies; total is exact', 'logs'),
   {
     method: 'DELETE',
     path: '/admin/logs',
@@ -93,15 +96,5 @@ export const logRoutes: Route[] = [
     actor: 'logs',
     message: 'delete',
   },
-  {
-    method: 'GET',
-    path: '/v1/logs',
-    role: 'master',
-    summary: "The tenant's own log records (same filters as the admin list; master_id is always the caller)",
-    tags: ['tenant'],
-    query: { type: 'object', properties: logFilters },
-    success: { status: 200, schema: logList },
-    actor: 'logs',
-    message: 'list',
-  },
+  logListRoute('/v1/logs', 'master', "The tenant's own log records (same filters as the admin list; master_id is always the caller)", 'tenant'),
 ];

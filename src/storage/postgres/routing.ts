@@ -5,6 +5,7 @@
  */
 import { sql, type CommonQueryMethods } from 'slonik';
 import type { ModelRow } from './models.js';
+import type { BindingRow } from './bindings.js';
 
 /** Arbitrary constant: the routing writers' lock. */
 const ROUTING_LOCK = 4_118_730_052;
@@ -59,18 +60,8 @@ export async function usableKeys(db: CommonQueryMethods, groupIds: number[], now
     ORDER BY id`)) as unknown as UsableKey[];
 }
 
-export interface BindingState {
-  id: number;
-  namespace: string;
-  public_model: string;
-  binding_key: string;
-  group_id: number;
-  selector_type: string;
-  selector_value: string;
-  weight: number;
-  status: string;
-  namespace_status: string;
-}
+/** A binding as routing needs it: its row without timestamps, and its namespace's status. */
+export type BindingState = Omit<BindingRow, 'createdAt' | 'updatedAt' | 'deletedAt'> & { namespace_status: string };
 
 /** Live bindings under the given bindingKeys. */
 export async function bindingsByKeys(db: CommonQueryMethods, bindingKeys: string[]): Promise<BindingState[]> {
