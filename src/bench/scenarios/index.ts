@@ -4,9 +4,11 @@ import type { ScenarioOptions } from './options.js';
 import { ingestSingle } from './ingest-single.js';
 import { ingestBatch } from './ingest-batch.js';
 import { statsFlush } from './stats-flush.js';
+import { dashboards } from './dashboards.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
   'ingest-batch': ingestBatch,
   'stats-flush': statsFlush,
+  dashboards,
 };

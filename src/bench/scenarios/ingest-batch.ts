@@ -77,14 +77,16 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
             const e2eSeconds = (settled.at - run.startedAt) / 1000;
             return { run, accepted, reached, e2eSeconds, rate: accepted / e2eSeconds };
           }),
-        () => insertRate(ch, joined, volume),
-        (sv, ce) => sv.value.rate / ce.rate,
+        // chDB runs in this process: its CPU is this process's while nothing else runs here.
+        () => withCpu(process.pid, () => insertRate(ch, joined, volume)),
+        (sv, ce) => sv.value.rate / ce.value.rate,
       );
       const peakRss = rss.stop();
 
       const rounds = paired.rounds.map((r) => ({
         end_to_end_records_per_s: r.service.value.rate,
-        store_records_per_s: r.ceiling.rate,
+        store_records_per_s: r.ceiling.value.rate,
+        store_cpu_us_per_record: cpuMicros(r.ceiling.server, r.ceiling.value.rows),
         ratio: r.ratio,
         accepted_records: r.service.value.accepted,
         e2e_seconds: r.service.value.e2eSeconds,
@@ -110,6 +112,7 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
         ['errors + non-2xx + unanswered', failures],
         ['p99 latency per request (ms), per round', rounds.map((r) => r.p99_ms).join(', ')],
         ['service CPU us/record (median)', med('service_cpu_us_per_record')],
+        ['store CPU us/record, direct (median)', med('store_cpu_us_per_record')],
         ['service CPU, last round', describeCpu(last.service.server)],
         ['service peak RSS during the rounds', mb(peakRss)],
         ['stored == accepted, every round', allStored ? 'yes' : 'NO'],
@@ -131,6 +134,7 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
           failures,
           p99_ms_median: med('p99_ms'),
           service_cpu_us_per_record: med('service_cpu_us_per_record'),
+          store_cpu_us_per_record: med('store_cpu_us_per_record'),
           service_cpu_threads_last_round: describeCpu(last.service.server, 8),
           service_peak_rss_bytes: peakRss,
           service_idle_rss_bytes: s.idleRss,

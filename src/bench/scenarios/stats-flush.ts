@@ -4,12 +4,12 @@
  * admin API first), beside the same counter updates applied straight to the
  * stores: the tenancy storage function (applyKeyUsage) on an embedded
  * Postgres of the bench's own, then the quota mirror on an in-process shared
- * store, bypassing HTTP, validation, the actor hop and the outbox. The direct
- * ceiling is measured before and after the service and averaged. A second
- * direct figure adds the outbox round trip the service makes (enqueue in the
- * transaction, then read, apply and delete as the relay does), to tell the
- * cost of that design from the cost of the request path. Skipped cleanly when
- * the endpoint or key issuing is not there.
+ * store, bypassing HTTP, validation, the actor hop and the outbox, in paired
+ * rounds with the service (harness/rounds.ts). A second direct figure adds
+ * the outbox round trip the service makes (enqueue in the transaction, then
+ * read, apply and delete as the relay does), to tell the cost of that design
+ * from the cost of the request path. Skipped cleanly when the endpoint or key
+ * issuing is not there.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
@@ -249,6 +249,7 @@ export async function statsFlush(opts: ScenarioOptions = {}): Promise<ScenarioRe
     ['direct keys/s, per round', rounds.map((r) => Math.round(r.direct_keys_per_s)).join(', ')],
     ['direct keys/s incl. outbox round trip (once)', withOutbox],
     ['errors + non-2xx + unanswered', failures],
+    ['  statuses per round', runs.map((r) => `${JSON.stringify(r.statuses)} errors ${r.errors} unanswered ${r.unanswered}`).join('; ')],
     ['p99 latency (ms), per round', rounds.map((r) => r.p99_ms).join(', ')],
     ['service CPU us/key (median)', med('service_cpu_us_per_key')],
     ['service CPU, last round', describeCpu(last.service.server)],
@@ -266,6 +267,8 @@ export async function statsFlush(opts: ScenarioOptions = {}): Promise<ScenarioRe
       direct_keys_per_s: med('direct_keys_per_s'),
       direct_with_outbox_keys_per_s: withOutbox,
       failures,
+      // per round: status counts, transport errors, requests never answered
+      statuses: JSON.stringify(runs.map((r) => ({ ...r.statuses, errors: r.errors, unanswered: r.unanswered }))),
       p99_ms_median: med('p99_ms'),
       service_cpu_us_per_key: med('service_cpu_us_per_key'),
       service_cpu_threads_last_round: describeCpu(last.service.server, 8),
