@@ -17,9 +17,11 @@ import autocannon from 'autocannon';
 
 export interface LoadOptions {
   base: string;
+  /** POST unless given. */
+  method?: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  /** Cycled, one per request, per connection. */
+  /** Cycled, one per request, per connection; none for a GET. */
   bodies: Buffer[];
   connections: number;
   pipelining: number;
@@ -68,7 +70,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     pipelining: o.pipelining,
     duration: o.seconds + drainSeconds,
     timeout: 30,
-    requests: o.bodies.map((body) => ({ method: 'POST', path: o.path, headers: o.headers, body })),
+    requests: o.bodies.length
+      ? o.bodies.map((body) => ({ method: o.method ?? 'POST', path: o.path, headers: o.headers, body }))
+      : [{ method: o.method ?? 'POST', path: o.path, headers: o.headers }],
     setupClient: (client) => {
       const send = client._doRequest;
       if (typeof send !== 'function') throw new Error('autocannon internals changed: Client#_doRequest is gone (see harness/load.ts)');

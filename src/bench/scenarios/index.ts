@@ -5,10 +5,12 @@ import { ingestSingle } from './ingest-single.js';
 import { ingestBatch } from './ingest-batch.js';
 import { statsFlush } from './stats-flush.js';
 import { dashboards } from './dashboards.js';
+import { whoami } from './whoami.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
   'ingest-batch': ingestBatch,
   'stats-flush': statsFlush,
+  whoami,
   dashboards,
 };
