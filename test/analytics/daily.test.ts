@@ -53,15 +53,17 @@ const day = (d: string) => s(`${d}T00:00:00Z`);
 
 t.test('the range is cut into minutes, hours and days, by filter', async (t) => {
   const tr = { since, until };
-  const parts = (f: object, b?: 'day' | 'hour') =>
-    rangeParts(tr, f, b).map((p) => [p.table, new Date(p.from * 1000).toISOString(), new Date(p.to * 1000).toISOString()]);
+  const parts = (f: object, b?: 'day' | 'hour', byModel = false) =>
+    rangeParts(tr, f, b, byModel).map((p) => [p.table, new Date(p.from * 1000).toISOString(), new Date(p.to * 1000).toISOString()]);
   t.same(parts({}), [
-    ['logs_daily_global', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
+    ['logs_daily_total', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
     ['logs_minute', '2025-03-06T22:58:00.000Z', '2025-03-06T23:00:00.000Z'],
     ['logs_minute', '2025-03-09T01:00:00.000Z', '2025-03-09T01:02:00.000Z'],
   ]);
+  t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
+  t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');
   t.same(parts({ master_id: 1 }, 'day').map((p) => p[0]), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute']);
   t.same(parts({ master_id: 1, key_id: 11 }).map((p) => p[0]), ['logs_hourly', 'logs_minute', 'logs_minute'], 'no key_id in the day rollups');
   t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute', 'logs_minute'], 'hour buckets never read days');

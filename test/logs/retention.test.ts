@@ -24,7 +24,7 @@ t.test('retention drops whole old days, trims the boundary day, and the rollups 
   t.equal(r.partitions_dropped, 3, 'the days 45, 40 and 31 days back went as whole partitions');
   t.equal(r.deleted_by_age, 1, 'the row 30.5 days back, in the boundary day, was deleted');
   t.same(await createdAts(), [at(29), at(2), at(0)]);
-  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global', 'logs_daily', 'logs_daily_global']) {
+  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global', 'logs_daily', 'logs_daily_global', 'logs_daily_total']) {
     const [rollup] = await ch.query<{ n: number }>(`SELECT sum(requests) AS n FROM ${table}`);
     t.equal(Number(rollup!.n), 3, `${table} follows`);
   }

@@ -8,7 +8,7 @@ import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RouteInput } from '../../http/route.js';
 import { badRequest } from '../../errors.js';
-import { queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
+import { queryGroupings, queryPeriodTotals, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';
 import { periodRange, previousRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
@@ -95,13 +95,12 @@ function total(rows: StatsRow[]): StatsRow {
   return t;
 }
 
-/** Totals of a range for the dashboard: one row, no quantiles. */
-async function summaryOf(ctx: MainContext, range: TimeRange) {
-  const [row] = await queryStats(ctx.clickhouse, { range });
-  const f = figures(row!);
+/** Dashboard totals of a period (no quantiles). */
+function summaryOf(row: StatsRow) {
+  const f = figures(row);
   return { requests: f.requests, errors: f.errors, error_rate: f.error_rate, tokens_in: f.tokens_in, tokens_out: f.tokens_out, tokens: f.tokens, avg_latency_ms: f.avg_latency_ms };
 }
-type Summary = Awaited<ReturnType<typeof summaryOf>>;
+type Summary = ReturnType<typeof summaryOf>;
 
 function trendsOf(cur: Summary, prev: Summary) {
   // With no requests in the previous period its latency and error rate are missing, not zero.
@@ -168,11 +167,13 @@ export function analyticsActor(): ActorDefinition<MainContext> {
         const now = ctx.now();
         const range = periodRange(query.period, now);
         const prevRange = query.include_trends ? previousRange(query.period, now) : null;
-        const [cur, prev, counts] = await Promise.all([
-          summaryOf(ctx, range),
-          prevRange ? summaryOf(ctx, prevRange) : null,
+        // Both periods in one read of the rollups.
+        const [totals, counts] = await Promise.all([
+          queryPeriodTotals(ctx.clickhouse, prevRange ? [range, prevRange] : [range]),
           ctx.ask<EntityCounts>('analytics-counts', 'counts'),
         ]);
+        const cur = summaryOf(totals[0]!);
+        const prev = prevRange ? summaryOf(totals[1]!) : null;
         return {
           period: query.period,
           since: range.since,
@@ -204,10 +205,12 @@ export function analyticsActor(): ActorDefinition<MainContext> {
       tenantStats: async ({ query, principal }: RouteInput<unknown, { period: Exclude<Period, 'all'> }>, ctx) => {
         const range = periodRange(query.period, ctx.now());
         const filter = { master_id: (principal as { id: number }).id };
-        const [byModel, byDay] = await Promise.all([
-          queryStats(ctx.clickhouse, { range, filter, byModel: true, quantiles: true }),
-          queryStats(ctx.clickhouse, { range, filter, bucket: 'day', quantiles: true }),
-        ]);
+        const [byModel, byDay] = (await queryGroupings(ctx.clickhouse, {
+          range,
+          filter,
+          sets: [{ byModel: true }, { bucket: 'day' }],
+          quantiles: true,
+        })) as [StatsRow[], StatsRow[]];
         const { p50_latency_ms: _a, p95_latency_ms: _b, p99_latency_ms: _c, ...totals } = figures(total(byModel));
         return {
           period: query.period,

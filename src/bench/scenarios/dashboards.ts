@@ -35,7 +35,7 @@ const connections = 10;
 const DAY = 86_400;
 
 /** Deterministic rows: column k of row n is a function of cityHash64(n, k). */
-function seedSql(rows: number, endSec: number): string {
+export function seedSql(rows: number, endSec: number): string {
   const h = (k: number) => `cityHash64(number, ${k})`;
   const span = 30 * DAY;
   return `INSERT INTO logs (id, key_id, master_id, \`group\`, model, status_code, latency_ms, tokens_in, tokens_out, created_at, updated_at)
@@ -48,7 +48,7 @@ SELECT number + 1, m * 25 + ${h(2)} % 25, m, concat('g', toString(m % 4)),
 FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers(${rows}))`;
 }
 
-async function seed(dataDir: string, rows: number, endSec: number): Promise<{ insertS: number; optimizeS: number }> {
+export async function seed(dataDir: string, rows: number, endSec: number): Promise<{ insertS: number; optimizeS: number }> {
   const ch = await openClickHouse({ dataDir });
   try {
     await migrateClickHouse(ch, repoPath('sql/clickhouse'));

@@ -55,11 +55,12 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
     dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
   },
+  // The global rollups keep only what unfiltered reads group by (time and model): 005 dropped group and status class.
   {
     table: 'logs_hourly_global',
     mv: 'logs_hourly_global_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
-    dims: [DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.model],
   },
   // Day rollups without key_id: ~24x fewer rows than the hourly ones (logs_hourly keeps one row per key, model and hour).
   {
@@ -72,7 +73,14 @@ export const ROLLUPS: readonly Rollup[] = [
     table: 'logs_daily_global',
     mv: 'logs_daily_global_mv',
     bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
-    dims: [DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.model],
+  },
+  // One row per day: an unfiltered 30-day read by day merges 30 latency states instead of thousands (~10x less work).
+  {
+    table: 'logs_daily_total',
+    mv: 'logs_daily_total_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [],
   },
 ];
 

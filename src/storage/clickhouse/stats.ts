@@ -2,9 +2,9 @@
  * Statistics read from the rollups of `logs` (never the raw table). A range is
  * cut into whole UTC days, the whole hours outside them and the ragged minutes
  * at either end, read in one query (UNION ALL), so it is exact to the minute
- * whatever rollup serves the bulk: days from `logs_daily_global` (no master or
- * key filter) or `logs_daily` (a master filter, no key filter: the day rollups
- * have no key_id), hours from `logs_hourly_global` / `logs_hourly`, minutes from
+ * whatever rollup serves the bulk: days from `logs_daily_total` (no filter, not
+ * by model), `logs_daily_global` (no master or key filter) or `logs_daily` (a
+ * master filter, no key filter: the day rollups have no key_id), hours from `logs_hourly_global` / `logs_hourly`, minutes from
  * `logs_minute` (also for minute buckets and realtime windows). Hour buckets
  * never read days, and a key filter never does. All buckets are UTC (the
  * rollup columns are DateTime('UTC')).
@@ -74,16 +74,16 @@ interface Part {
  * hourly rollup, the minutes outside those from `logs_minute` (minute buckets:
  * all from it).
  */
-export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket): Part[] {
+export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
   const m1 = floorTo(range.since, MINUTE);
   const m2 = ceilTo(range.until, MINUTE);
   if (m2 <= m1) return [];
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
+  const needsModel = byModel || filter.model !== undefined;
+  const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
   const levels = [
-    ...(bucket !== 'minute' && bucket !== 'hour' && !byKey
-      ? [{ step: DAY, table: byMaster ? 'logs_daily' : 'logs_daily_global', column: 'day' }]
-      : []),
+    ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
     ...(bucket !== 'minute' ? [{ step: HOUR, table: byMaster ? 'logs_hourly' : 'logs_hourly_global', column: 'hour' }] : []),
   ];
   const parts: Part[] = [];
@@ -115,8 +115,37 @@ const bucketExpr: Record<Bucket, string> = {
   month: "toUnixTimestamp(toDateTime(toStartOfMonth(t), 'UTC'))",
 };
 
-function partsSql(parts: Part[], filter: StatsFilter, withQ: boolean, params: QueryParams): string {
-  const metrics = `requests, errors, tokens_in, tokens_out, latency_sum${withQ ? ', latency_q' : ''}`;
+/** Which rollup levels a set of groupings may read: the finest bucket among them decides. */
+const FINENESS: Array<Bucket | undefined> = ['minute', 'hour', 'day', 'month', undefined];
+const finest = (sets: Grouping[]): Bucket | undefined =>
+  FINENESS[Math.min(...sets.map((g) => FINENESS.indexOf(g.bucket)))];
+
+/** Ranges resolved to whole minutes (since down, until up), a later range starting where an earlier one overlaps it. */
+function resolveRanges(ranges: TimeRange[]): TimeRange[] {
+  const out = ranges.map((r) => ({ since: floorTo(r.since, MINUTE), until: ceilTo(r.until, MINUTE) }));
+  const order = out.map((_, i) => i).sort((a, b) => out[a]!.since - out[b]!.since);
+  for (let k = 1; k < order.length; k++) {
+    const prev = out[order[k - 1]!]!;
+    const cur = out[order[k]!]!;
+    if (prev.until > cur.since) prev.until = Math.max(prev.since, cur.since);
+  }
+  return out;
+}
+
+/**
+ * The source rows: one SELECT per rollup table (whatever number of pieces and
+ * periods it serves, their ranges ORed), so each table is opened once; with
+ * several periods, `p` is the index of the period a row falls in.
+ */
+function sourceSql(
+  ranges: TimeRange[],
+  filter: StatsFilter,
+  levels: { bucket?: Bucket; byModel: boolean },
+  withQ: boolean,
+  params: QueryParams,
+): string {
+  // `model` only when grouped by it (logs_daily_total has none; a model filter never reads that table).
+  const metrics = `${levels.byModel ? 'model, ' : ''}requests, errors, tokens_in, tokens_out, latency_sum${withQ ? ', latency_q' : ''}`;
   const conds: string[] = [];
   if (filter.master_id !== undefined) {
     conds.push('master_id = {master_id:UInt64}');
@@ -130,16 +159,32 @@ function partsSql(parts: Part[], filter: StatsFilter, withQ: boolean, params: Qu
     conds.push('model = {model:String}');
     params.model = filter.model;
   }
-  return parts
-    .map((p, i) => {
-      params[`from${i}`] = timeParam(p.from);
-      params[`to${i}`] = timeParam(p.to);
-      const where = [
-        `${p.column} >= {from${i}:${TIME}}`,
-        `${p.column} < {to${i}:${TIME}}`,
-        ...conds,
-      ].join(' AND ');
-      return `SELECT ${p.column} AS t, model, ${metrics} FROM ${p.table} WHERE ${where}`;
+  const tables = new Map<string, { column: string; spans: string[] }>();
+  let n = 0;
+  for (const range of ranges) {
+    for (const part of rangeParts(range, filter, levels.bucket, levels.byModel)) {
+      let t = tables.get(part.table);
+      if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
+      params[`from${n}`] = timeParam(part.from);
+      params[`to${n}`] = timeParam(part.to);
+      t.spans.push(`(${part.column} >= {from${n}:${TIME}} AND ${part.column} < {to${n}:${TIME}})`);
+      n++;
+    }
+  }
+  let period = '';
+  if (ranges.length > 1) {
+    // Latest start first: a row belongs to the last period starting at or before it (the periods do not overlap).
+    const order = ranges.map((_, i) => i).sort((a, b) => ranges[b]!.since - ranges[a]!.since);
+    const arms = order.map((i) => {
+      params[`p${i}`] = timeParam(ranges[i]!.since);
+      return `t >= {p${i}:${TIME}}, ${i}`;
+    });
+    period = `, multiIf(${arms.join(', ')}, 0) AS p`;
+  }
+  return [...tables]
+    .map(([table, { column, spans }]) => {
+      const where = [spans.length > 1 ? `(${spans.join(' OR ')})` : spans[0]!, ...conds].join(' AND ');
+      return `SELECT ${column} AS t, ${metrics}${period} FROM ${table} WHERE ${where}`;
     })
     .join('\nUNION ALL\n');
 }
@@ -147,6 +192,9 @@ function partsSql(parts: Part[], filter: StatsFilter, withQ: boolean, params: Qu
 interface RawRow {
   start_s?: number;
   m?: string;
+  p?: number;
+  g_s?: number;
+  g_m?: number;
   n_req: number;
   n_err: number;
   n_in: number;
@@ -155,19 +203,44 @@ interface RawRow {
   qs?: number[];
 }
 
-/** Aggregates over the rollups; rows with no requests are not returned (a bucketless query always returns one row). */
-export async function queryStats(ch: ClickHouse, q: StatsQuery): Promise<StatsRow[]> {
+/** How rows are grouped: by time bucket (its start), by model, both, or neither (totals). */
+export interface Grouping {
+  bucket?: Bucket;
+  byModel?: boolean;
+}
+
+interface Aggregation {
+  /** Non-overlapping periods once resolved to minutes (an overlap is clipped off the earlier one). */
+  ranges: TimeRange[];
+  filter?: StatsFilter;
+  /** Several groupings are read in one pass (GROUPING SETS). */
+  sets: Grouping[];
+  quantiles?: boolean;
+}
+
+const emptyRow = (): StatsRow => ({ start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null });
+
+/** rows[period][set]: the groups with requests, in bucket and model order; a totals set always has its one row. */
+async function aggregate(ch: ClickHouse, q: Aggregation): Promise<StatsRow[][][]> {
   const filter = q.filter ?? {};
-  const parts = rangeParts(q.range, filter, q.bucket);
   const withQ = q.quantiles === true;
-  const empty: StatsRow = { start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null };
-  if (!parts.length) return q.bucket || q.byModel ? [] : [empty];
+  const ranges = resolveRanges(q.ranges);
+  const out = ranges.map(() => q.sets.map((g) => (g.bucket || g.byModel ? [] : [emptyRow()])));
   const params: QueryParams = {};
-  const source = partsSql(parts, filter, withQ, params);
+  const useBucket = q.sets.find((g) => g.bucket)?.bucket;
+  if (q.sets.some((g) => g.bucket && g.bucket !== useBucket)) throw new Error('groupings of one read share one bucket size');
+  const useModel = q.sets.some((g) => g.byModel);
+  const source = sourceSql(ranges, filter, { bucket: finest(q.sets), byModel: useModel }, withQ, params);
+  if (!source) return out;
+  const multi = ranges.length > 1;
   // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
-  const keys = [...(q.bucket ? [`${bucketExpr[q.bucket]} AS start_s`] : []), ...(q.byModel ? ['model AS m'] : [])];
+  const keyOf = (g: Grouping): string[] => [...(multi ? ['p'] : []), ...(g.bucket ? ['start_s'] : []), ...(g.byModel ? ['m'] : [])];
+  const keys = [...(useBucket ? [`${bucketExpr[useBucket]} AS start_s`] : []), ...(useModel ? ['model AS m'] : []), ...(multi ? ['p'] : [])];
+  const grouped = q.sets.length > 1 ? keys.length > 0 : keyOf(q.sets[0]!).length > 0;
+  const markers = q.sets.length > 1 ? [...(useBucket ? ['grouping(start_s) AS g_s'] : []), ...(useModel ? ['grouping(m) AS g_m'] : [])] : [];
   const select = [
     ...keys,
+    ...markers,
     'sum(requests) AS n_req',
     'sum(errors) AS n_err',
     'sum(tokens_in) AS n_in',
@@ -175,24 +248,60 @@ export async function queryStats(ch: ClickHouse, q: StatsQuery): Promise<StatsRo
     'sum(latency_sum) AS n_lat',
     ...(withQ ? ['quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS qs'] : []),
   ];
-  const groupBy = [...(q.bucket ? ['start_s'] : []), ...(q.byModel ? ['m'] : [])];
+  const groupBy =
+    q.sets.length > 1 ? `GROUPING SETS (${q.sets.map((g) => `(${keyOf(g).join(', ')})`).join(', ')})` : keyOf(q.sets[0]!).join(', ');
+  const order = [...(multi ? ['p'] : []), ...(useBucket ? ['start_s'] : []), ...(useModel ? ['m'] : [])];
   const sql = [
     `SELECT ${select.join(', ')}`,
     `FROM (\n${source}\n)`,
-    ...(groupBy.length ? [`GROUP BY ${groupBy.join(', ')}`, 'HAVING n_req > 0', `ORDER BY ${groupBy.join(', ')}`] : []),
+    ...(grouped ? [`GROUP BY ${groupBy}`, 'HAVING n_req > 0', `ORDER BY ${order.join(', ')}`] : []),
   ].join('\n');
   const rows = await ch.query<RawRow>(sql, params);
-  if (!groupBy.length && rows.length === 0) return [empty];
-  return rows.map((r) => ({
-    start: r.start_s ?? null,
-    model: r.m ?? null,
-    requests: Number(r.n_req),
-    errors: Number(r.n_err),
-    tokens_in: Number(r.n_in),
-    tokens_out: Number(r.n_out),
-    latency_sum: Number(r.n_lat),
-    quantiles: withQ && Number(r.n_req) > 0 && r.qs ? [r.qs[0]!, r.qs[1]!, r.qs[2]!] : null,
-  }));
+  for (const r of rows) {
+    const set =
+      q.sets.length > 1
+        ? q.sets.findIndex((g) => !!g.bucket === (r.g_s === 0) && !!g.byModel === (r.g_m === 0))
+        : 0;
+    const row: StatsRow = {
+      start: q.sets[set]!.bucket ? (r.start_s ?? null) : null,
+      model: q.sets[set]!.byModel ? (r.m ?? null) : null,
+      requests: Number(r.n_req),
+      errors: Number(r.n_err),
+      tokens_in: Number(r.n_in),
+      tokens_out: Number(r.n_out),
+      latency_sum: Number(r.n_lat),
+      quantiles: withQ && Number(r.n_req) > 0 && r.qs ? [r.qs[0]!, r.qs[1]!, r.qs[2]!] : null,
+    };
+    const slot = out[multi ? Number(r.p) : 0]![set]!;
+    if (q.sets[set]!.bucket || q.sets[set]!.byModel) slot.push(row);
+    else slot[0] = row;
+  }
+  return out;
+}
+
+/** Aggregates over the rollups; rows with no requests are not returned (a bucketless query always returns one row). */
+export async function queryStats(ch: ClickHouse, q: StatsQuery): Promise<StatsRow[]> {
+  const [[rows]] = (await aggregate(ch, { ranges: [q.range], filter: q.filter, sets: [q], quantiles: q.quantiles })) as [[StatsRow[]]];
+  return rows;
+}
+
+/** Several groupings of one range in a single read (e.g. by model and by day), in the order asked. */
+export async function queryGroupings(
+  ch: ClickHouse,
+  q: Omit<StatsQuery, keyof Grouping> & { sets: Grouping[] },
+): Promise<StatsRow[][]> {
+  const [sets] = (await aggregate(ch, { ranges: [q.range], filter: q.filter, sets: q.sets, quantiles: q.quantiles })) as [StatsRow[][]];
+  return sets;
+}
+
+/**
+ * The totals of several periods in a single read, one row each. Periods are
+ * resolved to whole minutes; where two then overlap (a period ending in the
+ * minute the next one starts), the shared minute counts for the later one.
+ */
+export async function queryPeriodTotals(ch: ClickHouse, ranges: TimeRange[], filter?: StatsFilter): Promise<StatsRow[]> {
+  const rows = await aggregate(ch, { ranges, filter, sets: [{}] });
+  return rows.map(([[total]]) => total!);
 }
 
 export interface WindowTotals {
