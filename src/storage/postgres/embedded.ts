@@ -3,16 +3,18 @@
  * socket so the rest of the service (and worker threads) reach it through the
  * same pg driver and URL-based pool as a real server.
  *
- * PGlite is a single backend session: the socket server multiplexes every
- * client connection onto it and runs one transaction at a time (statements of
- * other connections wait until the open transaction ends). Session state is
- * therefore shared by all connections, which is why nothing here relies on
- * session-level settings or session advisory locks.
+ * PGlite is a single backend session: the socket server (embedded-server.ts)
+ * multiplexes every client connection onto it, running each connection's
+ * protocol exchanges (up to a Sync or a simple Query) whole and one
+ * transaction at a time (statements of other connections wait until the open
+ * transaction ends). Session state is therefore shared by all connections,
+ * which is why nothing here relies on session-level settings or session
+ * advisory locks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { serveEmbedded } from './embedded-server.js';
 
 export interface EmbeddedPostgres {
   /** postgres:// URL of the loopback socket server. */
@@ -78,17 +80,13 @@ export async function startEmbedded(
   try {
     db = new PGlite({ dataDir: dir });
     await db.waitReady;
-    const server = new PGLiteSocketServer({
-      db,
+    const server = await serveEmbedded(db, {
       host: '127.0.0.1',
       port: 0,
       // Worker threads open pools of their own against the same server.
       maxConnections: opts.maxConnections ?? 100,
     });
-    await server.start();
-    // getServerConn() is `host:port` once listening with an OS-assigned port.
-    const port = Number(server.getServerConn().split(':').pop());
-    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
     const pglite = db;
     let stopped: Promise<void> | undefined;
     return {
@@ -96,9 +94,8 @@ export async function startEmbedded(
       stop: () =>
         (stopped ??= (async () => {
           try {
+            // Resolves once a client's open transaction has been rolled back.
             await server.stop();
-            // stop() detaches clients without awaiting; let a detaching client's ROLLBACK run before close.
-            await new Promise((resolve) => setImmediate(resolve));
             await pglite.close();
           } finally {
             release();
