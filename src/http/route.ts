@@ -16,7 +16,6 @@ export interface RouteInput<B = any, Q = any, P = any> {
   body: B;
   principal: Principal;
   requestId: string;
-  clientIp: string;
 }
 
 /** A raw-body route (log ingestion) receives the bytes and their content type. */
@@ -24,7 +23,6 @@ export interface RawInput {
   body: Buffer;
   contentType: string;
   requestId: string;
-  clientIp: string;
 }
 
 /** A reply with a status or headers other than the route's declared success. */

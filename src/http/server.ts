@@ -19,11 +19,14 @@ import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const noCredentials: Credentials = Object.freeze({ authorization: '', internalToken: '', clientIp: '' });
 
 /** Observers of finished requests (metrics). */
 export type RequestObserver = (routePath: string, method: string, status: number, seconds: number) => void;
 
 interface Incoming extends Exchange {
+  /** Counted in the metrics and in-flight (once, whether answered or aborted). */
+  finished: boolean;
   method: Method;
   path: string;
   credentials: Credentials;
@@ -77,21 +80,21 @@ export class HttpServer {
   private dispatch(res: HttpResponse, req: HttpRequest): void {
     const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
     const path = req.getUrl();
+    const lookup = this.router.lookup(method, path);
+    const role = lookup && 'found' in lookup ? lookup.found.route.route.role : 'public';
     const given = req.getHeader('x-request-id');
     const ex: Incoming = {
       res,
       requestId: given && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : randomUUID(),
       aborted: false,
       done: false,
+      finished: false,
       method,
       path,
       rawQuery: req.getQuery() ?? '',
       contentType: req.getHeader('content-type'),
-      credentials: {
-        authorization: req.getHeader('authorization'),
-        internalToken: req.getHeader('x-internal-token'),
-        clientIp: this.clientIp(res, req),
-      },
+      // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
+      credentials: role === 'public' ? noCredentials : this.credentials(res, req),
       started: performance.now(),
     };
     const contentLength = req.getHeader('content-length');
@@ -102,7 +105,6 @@ export class HttpServer {
     this.inFlight++;
 
     if (this.closing) return this.fail(ex, '(closing)', unavailable('the service is shutting down', 1), true);
-    const lookup = this.router.lookup(method, path);
     if (!lookup) return this.fail(ex, '(unknown)', notFound('route', { path }));
     if ('allowed' in lookup) return this.fail(ex, '(unknown)', methodNotAllowed(lookup.allowed));
     const { route: compiled, params } = lookup.found;
@@ -155,7 +157,7 @@ export class HttpServer {
     const route = compiled.route;
     if (isRawRoute(route)) {
       return route.handler(
-        { body: body ?? Buffer.alloc(0), contentType: ex.contentType, requestId: ex.requestId, clientIp: ex.credentials.clientIp },
+        { body: body ?? Buffer.alloc(0), contentType: ex.contentType, requestId: ex.requestId },
         this.ctx,
       );
     }
@@ -165,7 +167,6 @@ export class HttpServer {
       body: compiled.validateBody ? validated(compiled.validateBody, parseJson(body), 'body') : undefined,
       principal,
       requestId: ex.requestId,
-      clientIp: ex.credentials.clientIp,
     };
     return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
   }
@@ -194,12 +195,17 @@ export class HttpServer {
   }
 
   private finish(ex: Incoming, routePath: string, status: number): void {
-    if ((ex as { finished?: boolean }).finished) return;
-    (ex as { finished?: boolean }).finished = true;
+    if (ex.finished) return;
+    ex.finished = true;
     this.observer?.(routePath, ex.method, status, (performance.now() - ex.started) / 1000);
     if (--this.inFlight === 0 && this.drained) this.drained();
   }
 
+  private credentials(res: HttpResponse, req: HttpRequest): Credentials {
+    return { authorization: req.getHeader('authorization'), internalToken: req.getHeader('x-internal-token'), clientIp: this.clientIp(res, req) };
+  }
+
+  /** The failure limiter's key (auth.ts). */
   private clientIp(res: HttpResponse, req: HttpRequest): string {
     if (this.ctx.config.trustProxy) {
       const forwarded = req.getHeader('x-forwarded-for');
@@ -214,7 +220,7 @@ export class HttpServer {
 const tooLarge = (limit: number): AppError =>
   new AppError('payload_too_large', `body larger than ${limit} bytes`, { limit });
 
-/** Reads the body; null when it exceeds `limit`. uWS chunks are only valid inside the callback: copy them. */
+/** Reads the body; null when it exceeds `limit`. uWS chunks are only valid inside the callback: copy them (once). */
 function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -223,7 +229,7 @@ function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) 
     if (!over) {
       size += chunk.byteLength;
       if (size > limit) over = true;
-      else chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      else chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
     }
     if (isLast) done(over ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
   });

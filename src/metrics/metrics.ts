@@ -5,6 +5,7 @@
  * /metrics is scraped, so the hot paths pay nothing for it.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './requests.js';
 
 /** What a scrape reads from the running service. */
 export interface ScrapeState {
@@ -17,8 +18,7 @@ export interface ScrapeState {
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
-  private readonly httpDuration: Histogram<'route' | 'method'>;
+  private readonly requests: RequestMetrics;
   readonly batchRecords: Histogram;
   readonly insertSeconds: Histogram;
   private scrape: (() => Promise<ScrapeState>) | null = null;
@@ -26,19 +26,7 @@ export class Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
-    this.httpRequests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests by route template, method and status',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request latency by route template and method',
-      labelNames: ['route', 'method'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
+    this.requests = new RequestMetrics(this.registry);
     this.batchRecords = new Histogram({
       name: 'log_writer_batch_records',
       help: 'Records per ClickHouse insert',
@@ -117,8 +105,7 @@ export class Metrics {
 
   /** The HTTP server's observer. */
   observeRequest = (route: string, method: string, status: number, seconds: number): void => {
-    this.httpRequests.inc({ route, method, status: String(status) });
-    this.httpDuration.observe({ route, method }, seconds);
+    this.requests.observe(route, method, status, seconds);
   };
 
   render(): Promise<string> {

@@ -62,3 +62,13 @@ t.test('over HTTP: the limiter answers 429 in the envelope; X-Forwarded-For only
   t.equal((await svc.request('GET', '/health')).status, 200, 'public routes are not limited');
   t.ok(internalToken);
 });
+
+t.test('over HTTP, proxy not trusted: the socket address is the key, X-Forwarded-For is ignored', async (t) => {
+  const svc = await startTestService({ env: { SVC_AUTH_FAIL_LIMIT: '2' } });
+  t.teardown(() => svc.stop());
+  const from = (ip: string, token: string) => ({ token, headers: { 'x-forwarded-for': ip } });
+  t.equal((await svc.request('GET', '/admin/features', from('1.1.1.1', 'bad'))).status, 401);
+  t.equal((await svc.request('GET', '/admin/features', from('2.2.2.2', 'bad'))).status, 401);
+  t.equal((await svc.request('GET', '/admin/features', from('3.3.3.3', adminToken))).status, 429, 'all came from 127.0.0.1');
+  t.equal((await svc.request('POST', '/logs', { body: { key_id: 1, master_id: 1, status_code: 200 } })).status, 202, 'public routes are not limited');
+});

@@ -1,12 +1,15 @@
 /**
  * Opens the configuration database: the server at `url` when one is given,
- * otherwise an embedded PGlite under `${dataDir}/postgres`.
+ * otherwise an embedded PGlite under `${dataDir}/postgres`. The main thread
+ * opens it, so its transactions turn slonik's context off again when they end
+ * (transaction-context.ts); worker threads build their own pools.
  */
 import path from 'node:path';
 import { sql, type DatabasePool } from 'slonik';
 import type { Database } from './database.js';
 import { startEmbedded, type EmbeddedPostgres } from './embedded.js';
 import { connectPool } from './pool.js';
+import { releasingTransactionContext } from './transaction-context.js';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -19,7 +22,7 @@ export async function openDatabase(opts: {
   const url = opts.url ?? embedded!.url;
   let pool: DatabasePool;
   try {
-    pool = await connectPool(url, { maxSize: opts.maxPoolSize });
+    pool = releasingTransactionContext(await connectPool(url, { maxSize: opts.maxPoolSize }));
   } catch (err) {
     await embedded?.stop();
     throw err;
