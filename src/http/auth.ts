@@ -29,7 +29,8 @@ export interface AuthHooks {
 export interface Credentials {
   authorization: string;
   internalToken: string;
-  clientIp: string;
+  /** May be computed on first read (the HTTP server reads the socket's address only when asked). */
+  readonly clientIp: string;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
@@ -57,6 +58,11 @@ export class FailureLimiter {
     private readonly limit: number,
     private readonly now: () => number,
   ) {}
+
+  /** True while no address has failed: nothing can be blocked, so callers need not look up the address. */
+  get idle(): boolean {
+    return this.limit <= 0 || this.windows.size === 0;
+  }
 
   /** Seconds to wait when the address is blocked, else 0. */
   blockedFor(ip: string): number {
@@ -98,7 +104,7 @@ export class Authenticator {
 
   async authenticate(role: Role, cred: Credentials): Promise<Principal> {
     if (role === 'public') return { type: 'anonymous' };
-    const wait = this.limiter.blockedFor(cred.clientIp);
+    const wait = this.limiter.idle ? 0 : this.limiter.blockedFor(cred.clientIp);
     if (wait > 0) {
       throw new AppError('rate_limited', 'too many failed authentications from this address', { retry_after: wait }, {
         'Retry-After': String(wait),

@@ -94,7 +94,7 @@ export class HttpServer {
       rawQuery: req.getQuery() ?? '',
       contentType: req.getHeader('content-type'),
       // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
-      credentials: role === 'public' ? noCredentials : this.credentials(res, req),
+      credentials: role === 'public' ? noCredentials : this.credentials(res, req, () => ex.aborted),
       started: performance.now(),
     };
     const contentLength = req.getHeader('content-length');
@@ -201,20 +201,28 @@ export class HttpServer {
     if (--this.inFlight === 0 && this.drained) this.drained();
   }
 
-  private credentials(res: HttpResponse, req: HttpRequest): Credentials {
-    return { authorization: req.getHeader('authorization'), internalToken: req.getHeader('x-internal-token'), clientIp: this.clientIp(res, req) };
+  /**
+   * The client address is the failure limiter's key (auth.ts), read only when
+   * the limiter asks for it: while no address has failed, never. A forwarded
+   * address must be read now (the request object is gone after this call); the
+   * socket's can be read later, as long as the response was not aborted.
+   */
+  private credentials(res: HttpResponse, req: HttpRequest, aborted: () => boolean): Credentials {
+    const forwarded = this.ctx.config.trustProxy ? (req.getHeader('x-forwarded-for').split(',')[0]?.trim() ?? '') : '';
+    let ip: string | undefined;
+    return {
+      authorization: req.getHeader('authorization'),
+      internalToken: req.getHeader('x-internal-token'),
+      get clientIp() {
+        return (ip ??= forwarded || (aborted() ? '' : socketAddress(res)));
+      },
+    };
   }
+}
 
-  /** The failure limiter's key (auth.ts). */
-  private clientIp(res: HttpResponse, req: HttpRequest): string {
-    if (this.ctx.config.trustProxy) {
-      const forwarded = req.getHeader('x-forwarded-for');
-      const first = forwarded.split(',')[0]?.trim();
-      if (first) return first;
-    }
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-    return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  }
+function socketAddress(res: HttpResponse): string {
+  const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
 const tooLarge = (limit: number): AppError =>

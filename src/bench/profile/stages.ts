@@ -36,7 +36,7 @@ const stages: Array<[string, (f: Frame) => boolean]> = [
   ['shared store + outbox relay', (f) => /redis\/|outbox\//.test(f.url)],
   ['Postgres client (slonik, pg)', (f) => /slonik|node_modules\/pg|postgres\//.test(f.url)],
   ['actor hop (ask, mailbox, piscina)', (f) => /runtime\/(system|mailbox)\.js|piscina/.test(f.url)],
-  ['http: client address', (f) => f.functionName === 'clientIp'],
+  ['http: client address', (f) => f.functionName === 'socketAddress' || f.functionName === 'get clientIp'],
   ['http: request id', (f) => /randomUUID|getBufferedUUID|randomFillSync|serializeUUID/.test(f.functionName)],
   ['http: reply', (f) => /http\/reply\.js|fast-json-stringify/.test(f.url)],
   ['http: body copy', (f) => f.functionName === 'readBody' || /node:buffer|internal\/buffer/.test(f.url)],
