@@ -31,6 +31,8 @@ import { HttpServer } from './http/server.js';
 import { Authenticator } from './http/auth.js';
 import { installTenantAuth } from './http/tenant-auth.js';
 import { identityActor } from './actors/tenancy/identity.js';
+import { IdentityCache } from './actors/tenancy/identity-cache.js';
+import { observeWrites } from './storage/redis/observed-store.js';
 import { quotaResetJob } from './actors/tenancy/quota-job.js';
 import { alertDetector } from './actors/alerts/detector.js';
 import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
@@ -66,7 +68,8 @@ export async function startService(config: Config, log: Logger, options: Service
   try {
     const applied = await migratePostgres(database.pool, root('sql/postgres'));
     if (applied.length) log.info({ applied }, 'postgres migrations applied');
-    const store = await openStore({ url: config.redisUrl });
+    const identityCache = new IdentityCache(config.identityCacheMs);
+    const store = observeWrites(await openStore({ url: config.redisUrl }), (ops) => identityCache.storeWritten(ops));
     closers.unshift(() => store.close());
     const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
     closers.unshift(() => clickhouse.close());
@@ -103,12 +106,12 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor()];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor()];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 
     const auth = new Authenticator(config, () => clock.now());
-    installTenantAuth(auth, system.messaging);
+    installTenantAuth(auth, { ...system.messaging, now: () => clock.now() }, identityCache);
     const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
     const http = new HttpServer(allRoutes(build), app);
     http.observer = metrics.observeRequest;

@@ -4,7 +4,7 @@
  * domain plugs in. Repeated failures from one client address are stopped by
  * the failure limiter before any lookup.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { AppError, unauthorized } from '../errors.js';
 import type { Config } from '../config/settings.js';
 
@@ -18,8 +18,11 @@ export type Principal =
   | { type: 'master'; id: number; name: string; group: string; epoch: number }
   | { type: 'key'; id: number; masterId: number; tokenHash: string };
 
+/** What a lookup may answer at once (a cached identity) or later. */
+export type Resolved = Principal | null | Promise<Principal | null>;
+
 /** Looks a bearer token up; null when it is not one of this kind. */
-export type TokenResolver = (token: string, tokenHash: string) => Promise<Principal | null>;
+export type TokenResolver = (token: string, tokenHash: string) => Resolved;
 
 export interface AuthHooks {
   master?: TokenResolver;
@@ -40,7 +43,16 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+/** SHA-256 hex digest: how tokens are stored and looked up (one-shot hashing, no Hash object). */
+export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
+
+/** Constant-time equality of two hex digests of the same algorithm (equal lengths, so the length leaks nothing). */
+function sameDigest(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
 
 export function bearer(authorization: string): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -94,63 +106,86 @@ export class FailureLimiter {
 export class Authenticator {
   readonly hooks: AuthHooks = {};
   readonly limiter: FailureLimiter;
+  /** Digest of the admin token, taken once: each check then hashes only the presented token. */
+  private readonly adminDigest: string | null;
 
   constructor(
     private readonly config: Config,
     now: () => number,
   ) {
     this.limiter = new FailureLimiter(config.authFailLimit, now);
+    this.adminDigest = config.adminToken ? sha256Hex(config.adminToken) : null;
   }
 
-  async authenticate(role: Role, cred: Credentials): Promise<Principal> {
-    if (role === 'public') return { type: 'anonymous' };
+  /** The principal, at once when no lookup has to wait (a cached identity), else as a promise. */
+  authenticate(role: Role, cred: Credentials): Principal | Promise<Principal> {
+    if (role === 'public') return anonymous;
     const wait = this.limiter.idle ? 0 : this.limiter.blockedFor(cred.clientIp);
     if (wait > 0) {
       throw new AppError('rate_limited', 'too many failed authentications from this address', { retry_after: wait }, {
         'Retry-After': String(wait),
       });
     }
-    const principal = await this.resolve(role, cred);
-    if (!principal) {
-      this.limiter.fail(cred.clientIp);
-      throw unauthorized();
-    }
-    return principal;
+    const found = this.resolve(role, cred);
+    return found instanceof Promise ? found.then((p) => this.verdict(p, cred)) : this.verdict(found, cred);
   }
 
-  private async resolve(role: Role, cred: Credentials): Promise<Principal | null> {
+  private verdict(principal: Principal | null, cred: Credentials): Principal {
+    if (principal) return principal;
+    this.limiter.fail(cred.clientIp);
+    throw unauthorized();
+  }
+
+  private resolve(role: Role, cred: Credentials): Resolved {
     switch (role) {
       case 'public':
-        return { type: 'anonymous' };
+        return anonymous;
       case 'admin':
-        return this.admin(cred);
+        return this.admin(presented(cred.authorization));
       case 'internal':
         return this.internal(cred);
       case 'admin_or_internal':
-        return (cred.internalToken ? this.internal(cred) : null) ?? this.admin(cred);
+        return (cred.internalToken ? this.internal(cred) : null) ?? this.admin(presented(cred.authorization));
       case 'master':
-        return this.viaHook('master', cred);
-      case 'identify':
-        return this.admin(cred) ?? (await this.viaHook('master', cred)) ?? (await this.viaHook('key', cred));
+        return this.viaHook('master', presented(cred.authorization));
+      case 'identify': {
+        const bearerToken = presented(cred.authorization);
+        const admin = this.admin(bearerToken);
+        if (admin) return admin;
+        const master = this.viaHook('master', bearerToken);
+        if (master instanceof Promise) return master.then((p) => p ?? this.viaHook('key', bearerToken));
+        return master ?? this.viaHook('key', bearerToken);
+      }
     }
   }
 
-  private admin(cred: Credentials): Principal | null {
-    const token = bearer(cred.authorization);
-    const expected = this.config.adminToken;
-    return token && expected && safeEqual(token, expected) ? { type: 'admin' } : null;
+  private admin(token: Presented | null): Principal | null {
+    return token && this.adminDigest && sameDigest(token.digest, this.adminDigest) ? adminPrincipal : null;
   }
 
   private internal(cred: Credentials): Principal | null {
     const expected = this.config.internalToken;
-    if (!expected) return this.config.internalAllowAnonymous ? { type: 'internal' } : null;
-    return cred.internalToken && safeEqual(cred.internalToken, expected) ? { type: 'internal' } : null;
+    if (!expected) return this.config.internalAllowAnonymous ? internalPrincipal : null;
+    return cred.internalToken && safeEqual(cred.internalToken, expected) ? internalPrincipal : null;
   }
 
-  private async viaHook(kind: keyof AuthHooks, cred: Credentials): Promise<Principal | null> {
+  private viaHook(kind: keyof AuthHooks, token: Presented | null): Resolved {
     const hook = this.hooks[kind];
-    const token = bearer(cred.authorization);
-    if (!hook || !token) return null;
-    return hook(token, sha256Hex(token));
+    return hook && token ? hook(token.token, token.digest) : null;
   }
+}
+
+const anonymous: Principal = Object.freeze({ type: 'anonymous' });
+const adminPrincipal: Principal = Object.freeze({ type: 'admin' });
+const internalPrincipal: Principal = Object.freeze({ type: 'internal' });
+
+/** A bearer token as presented, hashed once for every check that needs it. */
+interface Presented {
+  token: string;
+  digest: string;
+}
+
+function presented(authorization: string): Presented | null {
+  const token = bearer(authorization);
+  return token ? { token, digest: sha256Hex(token) } : null;
 }

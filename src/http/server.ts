@@ -123,7 +123,8 @@ export class HttpServer {
   private async execute(ex: Incoming, compiled: CompiledRoute, rawParams: Record<string, string>, body: Buffer | null): Promise<void> {
     const route = compiled.route;
     try {
-      const principal = await this.ctx.auth.authenticate(route.role, ex.credentials);
+      const authenticated = this.ctx.auth.authenticate(route.role, ex.credentials);
+      const principal = authenticated instanceof Promise ? await authenticated : authenticated;
       const audited = isAuditedWrite(route, principal);
       const before = audited ? await this.readBefore(ex, route, principal) : undefined;
       const result = await this.invoke(ex, compiled, rawParams, ex.rawQuery, body, principal);

@@ -14,38 +14,38 @@ const cred = (over: Partial<{ authorization: string; internalToken: string; clie
 t.test('internal role: the configured token, nothing else', async (t) => {
   const auth = new Authenticator(loadConfig({ SVC_INTERNAL_STATS_TOKEN: 'tok' }), Date.now);
   t.same(await auth.authenticate('internal', cred({ internalToken: 'tok' })), { type: 'internal' });
-  await t.rejects(auth.authenticate('internal', cred({ internalToken: 'nope' })), { code: 'unauthorized' });
-  await t.rejects(auth.authenticate('internal', cred()), { code: 'unauthorized' });
+  await t.rejects(async () => auth.authenticate('internal', cred({ internalToken: 'nope' })), { code: 'unauthorized' });
+  await t.rejects(async () => auth.authenticate('internal', cred()), { code: 'unauthorized' });
 });
 
 t.test('internal role without a configured token: refused unless anonymous is allowed', async (t) => {
   const closed = new Authenticator(loadConfig({}), Date.now);
-  await t.rejects(closed.authenticate('internal', cred({ internalToken: 'anything' })), { code: 'unauthorized' });
+  await t.rejects(async () => closed.authenticate('internal', cred({ internalToken: 'anything' })), { code: 'unauthorized' });
   const open = new Authenticator(loadConfig({ SVC_INTERNAL_ALLOW_ANONYMOUS: 'true' }), Date.now);
   t.same(await open.authenticate('internal', cred()), { type: 'internal' });
 });
 
 t.test('admin role without a configured admin token: every request is 401', async (t) => {
   const auth = new Authenticator(loadConfig({}), Date.now);
-  await t.rejects(auth.authenticate('admin', cred({ authorization: 'Bearer ' })), { code: 'unauthorized' });
-  await t.rejects(auth.authenticate('admin', cred({ authorization: 'Bearer undefined' })), { code: 'unauthorized' });
+  await t.rejects(async () => auth.authenticate('admin', cred({ authorization: 'Bearer ' })), { code: 'unauthorized' });
+  await t.rejects(async () => auth.authenticate('admin', cred({ authorization: 'Bearer undefined' })), { code: 'unauthorized' });
 });
 
 t.test('repeated failures from one address: 429 with Retry-After until the minute passes', async (t) => {
   let now = 1_000_000;
   const auth = new Authenticator(loadConfig({ SVC_ADMIN_TOKEN: 'adm', SVC_AUTH_FAIL_LIMIT: '3' }), () => now);
-  for (let i = 0; i < 3; i++) await t.rejects(auth.authenticate('admin', cred({ authorization: 'Bearer x' })), { code: 'unauthorized' });
-  const blocked = (await auth.authenticate('admin', cred({ authorization: 'Bearer adm' })).catch((e) => e)) as AppError;
+  for (let i = 0; i < 3; i++) await t.rejects(async () => auth.authenticate('admin', cred({ authorization: 'Bearer x' })), { code: 'unauthorized' });
+  const blocked = (await (async () => auth.authenticate('admin', cred({ authorization: 'Bearer adm' })))().catch((e: unknown) => e)) as AppError;
   t.equal(blocked.code, 'rate_limited', 'even the right token is refused while blocked');
   t.equal(blocked.status, 429);
   t.equal(blocked.headers?.['Retry-After'], '60');
   t.same(await auth.authenticate('admin', cred({ authorization: 'Bearer adm', clientIp: '10.0.0.2' })), { type: 'admin' }, 'other addresses pass');
   now += 30_000;
-  t.equal(((await auth.authenticate('admin', cred({ authorization: 'Bearer adm' })).catch((e) => e)) as AppError).headers?.['Retry-After'], '30');
+  t.equal(((await (async () => auth.authenticate('admin', cred({ authorization: 'Bearer adm' })))().catch((e: unknown) => e)) as AppError).headers?.['Retry-After'], '30');
   now += 30_001;
   t.same(await auth.authenticate('admin', cred({ authorization: 'Bearer adm' })), { type: 'admin' }, 'free after the minute');
   const off = new Authenticator(loadConfig({ SVC_ADMIN_TOKEN: 'adm', SVC_AUTH_FAIL_LIMIT: '0' }), () => now);
-  for (let i = 0; i < 50; i++) await t.rejects(off.authenticate('admin', cred({ authorization: 'Bearer x' })), { code: 'unauthorized' });
+  for (let i = 0; i < 50; i++) await t.rejects(async () => off.authenticate('admin', cred({ authorization: 'Bearer x' })), { code: 'unauthorized' });
 });
 
 t.test('over HTTP: the limiter answers 429 in the envelope; X-Forwarded-For only when trusted', async (t) => {

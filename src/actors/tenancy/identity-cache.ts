@@ -1,0 +1,112 @@
+/**
+ * Child-key identities as last read from the shared store, on the HTTP thread,
+ * so that a key presented again is answered without two store reads and an
+ * actor round trip. It stays exact because an entry holds the state the key is
+ * judged by (checked again on every read, so expiry needs no event) and is
+ * dropped whenever the store may have changed under it:
+ * - this node's writes: the outbox relay (the store's only writer) reports each
+ *   batch of operations, and the entries of the tokens and masters they touch
+ *   are dropped as the write starts and again when it ends;
+ * - other nodes' writes: a tenancy change announced on the config channel
+ *   empties the cache;
+ * - anything unannounced (a missed message, a hand edit): entries live at most
+ *   SVC_IDENTITY_CACHE_MS.
+ * A read that raced a change is not kept: every drop advances a generation, and
+ * a fill is refused when the generation moved since its read began.
+ */
+import type { StoreOp } from '../../storage/redis/store.js';
+import { keyUsable, type KeyState } from './metadata.js';
+import type { KeyIdentity } from './views.js';
+
+interface Entry {
+  identity: KeyIdentity;
+  state: KeyState;
+  filledAt: number;
+}
+
+/** Config-channel kinds that change token metadata or master state. */
+const tenancyKinds = new Set(['masters', 'keys', 'quota']);
+const tokenPrefix = 'tenancy:token:';
+const masterPrefix = 'tenancy:master:';
+
+export class IdentityCache {
+  private readonly entries = new Map<string, Entry>();
+  private generationValue = 0;
+
+  constructor(
+    /** How long an entry may be served without an announced change; 0 disables the cache. */
+    private readonly ttlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Taken before a store read; hand it back to fill(). */
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  /**
+   * The cached answer for a token: its identity, null when the key is no longer
+   * usable (expired since it was read, for instance), undefined when not cached.
+   */
+  lookup(tokenHash: string, now: number): KeyIdentity | null | undefined {
+    const entry = this.entries.get(tokenHash);
+    if (!entry) return undefined;
+    if (now - entry.filledAt >= this.ttlMs || now < entry.filledAt) {
+      this.entries.delete(tokenHash);
+      return undefined;
+    }
+    return keyUsable(entry.state, now) ? entry.identity : null;
+  }
+
+  /** Keeps what a store read found, unless a change may have landed since the read began. */
+  fill(tokenHash: string, identity: KeyIdentity, state: KeyState, generation: number, now: number): void {
+    if (!this.enabled || generation !== this.generationValue) return;
+    if (this.entries.size >= this.maxEntries && !this.entries.has(tokenHash)) {
+      this.entries.delete(this.entries.keys().next().value as string); // the oldest fill
+    }
+    this.entries.set(tokenHash, { identity, state, filledAt: now });
+  }
+
+  /** Drops the entries a batch of store operations touches (call before and after applying it). */
+  storeWritten(ops: readonly StoreOp[]): void {
+    let masters: Set<number> | undefined;
+    let touched = false;
+    for (const op of ops) {
+      if (!('key' in op)) continue;
+      if (op.key.startsWith(tokenPrefix)) {
+        this.entries.delete(op.key.slice(tokenPrefix.length));
+        touched = true;
+      } else if (op.key.startsWith(masterPrefix)) {
+        (masters ??= new Set()).add(Number(op.key.slice(masterPrefix.length)));
+        touched = true;
+      }
+    }
+    if (masters) for (const [hash, e] of this.entries) if (masters.has(e.identity.master_id)) this.entries.delete(hash);
+    if (touched) this.generationValue++;
+  }
+
+  /** A message of the config channel: a tenancy change from any node empties the cache. */
+  announced(message: string): void {
+    let kind: unknown;
+    try {
+      kind = (JSON.parse(message) as { kind?: unknown }).kind;
+    } catch {
+      kind = undefined; // unreadable: assume the worst
+    }
+    if (typeof kind === 'string' && !tenancyKinds.has(kind)) return;
+    this.clear();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.generationValue++;
+  }
+}
