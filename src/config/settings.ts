@@ -26,6 +26,7 @@ export const settingSpecs = {
   databaseUrl: { env: 'SVC_DATABASE_URL', key: 'database.url', type: 'url', schemes: ['postgres:', 'postgresql:'], description: 'Postgres URL; unset: embedded Postgres (PGlite) under SVC_DATA_DIR' },
   redisUrl: { env: 'SVC_REDIS_URL', key: 'redis.url', type: 'url', schemes: ['redis:', 'rediss:'], description: 'Redis URL; unset: in-process store (single node)' },
   clickhouseUrl: { env: 'SVC_CLICKHOUSE_URL', key: 'clickhouse.url', type: 'url', schemes: ['http:', 'https:'], description: 'ClickHouse HTTP URL; unset: embedded chDB under SVC_DATA_DIR' },
+  chdbConnections: { env: 'SVC_CHDB_CONNECTIONS', key: 'clickhouse.embedded_connections', type: 'int', default: 4, min: 1, description: 'connections to embedded chDB; reads run in parallel across them' },
   dataDir: { env: 'SVC_DATA_DIR', key: 'data_dir', type: 'string', default: './data', description: 'where embedded engines and the log spool keep their files' },
   modelRegistryUrl: { env: 'SVC_MODEL_REGISTRY_URL', key: 'model_registry.url', type: 'url', schemes: ['http:', 'https:'], description: 'remote model registry source' },
   oauthTokenUrls: { env: 'SVC_OAUTH_TOKEN_URLS', key: 'oauth.token_urls', type: 'string', description: 'token endpoints of the OAuth upstream kinds, overriding the defaults: type=url,type=url' },

@@ -1,7 +1,9 @@
 /**
  * The ClickHouse log store: one dialect, two transports (embedded chDB or a
- * ClickHouse server over HTTP through @clickhouse/client). Parameters are always
- * bound server-side with the {name:Type} syntax, never spliced into SQL text.
+ * ClickHouse server over HTTP through @clickhouse/client). Queries name their
+ * parameters with the {name:Type} syntax and never splice values themselves: a
+ * server binds them, and the chDB transport renders them as typed, escaped
+ * literals (literals.ts) so that its reads can run in parallel.
  */
 
 /**

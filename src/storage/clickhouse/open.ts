@@ -12,6 +12,8 @@ export interface OpenClickHouseOptions {
   dataDir: string;
   /** Embedded: created if missing (default `gateway`). Server: must exist (default: the URL's). */
   database?: string;
+  /** Embedded: connections to the engine, so that reads run in parallel (default 1). */
+  connections?: number;
 }
 
 /** Call once per process for the embedded engine (it is a process singleton) and share the result. */
@@ -22,11 +24,10 @@ export async function openClickHouse(opts: OpenClickHouseOptions): Promise<Click
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
   const path = join(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });
-  const ch = new ChdbClickHouse(path);
+  const ch = new ChdbClickHouse(path, opts.connections ?? 1);
   try {
     await ch.command(`CREATE DATABASE IF NOT EXISTS ${database}`);
-    // USE is connection state in chDB and sticks for later calls and inserts (tested).
-    await ch.command(`USE ${database}`);
+    await ch.use(database);
   } catch (err) {
     await ch.close();
     throw err;
