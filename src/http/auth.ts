@@ -4,7 +4,7 @@
  * domain plugs in. Repeated failures from one client address are stopped by
  * the failure limiter before any lookup.
  */
-import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError, unauthorized } from '../errors.js';
 import type { Config } from '../config/settings.js';
 
@@ -36,17 +36,13 @@ export interface Credentials {
   readonly clientIp: string;
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-
-/** Constant-time equality of two secrets (compares digests, so lengths may differ). */
-export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
-
 /** SHA-256 hex digest: how tokens are stored and looked up (one-shot hashing, no Hash object). */
 export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
 
-/** Constant-time equality of two hex digests of the same algorithm (equal lengths, so the length leaks nothing). */
+/**
+ * Constant-time equality of two hex digests of the same algorithm: secrets are compared by digest, so their
+ * lengths leak nothing and every comparison runs over 64 characters.
+ */
 function sameDigest(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
@@ -106,8 +102,9 @@ export class FailureLimiter {
 export class Authenticator {
   readonly hooks: AuthHooks = {};
   readonly limiter: FailureLimiter;
-  /** Digest of the admin token, taken once: each check then hashes only the presented token. */
+  /** Digests of the configured tokens, taken once: each check then hashes only the presented token. */
   private readonly adminDigest: string | null;
+  private readonly internalDigest: string | null;
 
   constructor(
     private readonly config: Config,
@@ -115,6 +112,7 @@ export class Authenticator {
   ) {
     this.limiter = new FailureLimiter(config.authFailLimit, now);
     this.adminDigest = config.adminToken ? sha256Hex(config.adminToken) : null;
+    this.internalDigest = config.internalToken ? sha256Hex(config.internalToken) : null;
   }
 
   /** The principal, at once when no lookup has to wait (a cached identity), else as a promise. */
@@ -164,9 +162,8 @@ export class Authenticator {
   }
 
   private internal(cred: Credentials): Principal | null {
-    const expected = this.config.internalToken;
-    if (!expected) return this.config.internalAllowAnonymous ? internalPrincipal : null;
-    return cred.internalToken && safeEqual(cred.internalToken, expected) ? internalPrincipal : null;
+    if (!this.internalDigest) return this.config.internalAllowAnonymous ? internalPrincipal : null;
+    return cred.internalToken && sameDigest(sha256Hex(cred.internalToken), this.internalDigest) ? internalPrincipal : null;
   }
 
   private viaHook(kind: keyof AuthHooks, token: Presented | null): Resolved {

@@ -11,7 +11,8 @@
  * from the cost of the request path. Skipped cleanly when the endpoint or key
  * issuing is not there.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../http/auth.js';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { withDirectPostgres } from '../harness/direct-postgres.js';
 import { bearer, call, type Answer } from '../harness/http.js';
@@ -38,7 +39,6 @@ const connections = 4;
  * docs/performance.md).
  */
 const directLoops = 1;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 interface Modules {
   storage: typeof import('../../storage/postgres/tenancy.js');
@@ -84,7 +84,7 @@ async function issueKeys(base: string, masterId: number, count: number): Promise
     }
     if (r.status === 404) return null;
     if (r.status !== 201) throw new Error(`issuing a key answered ${r.status}: ${JSON.stringify(r.json)}`);
-    hashes.push(sha256((r.json as { key_secret: string }).key_secret));
+    hashes.push(sha256Hex((r.json as { key_secret: string }).key_secret));
   }
   return { hashes, retries };
 }
@@ -149,11 +149,11 @@ async function withDirect<T>(mods: Modules, work: (measure: Direct) => Promise<T
   const { storage, metadata, outbox, commit } = mods;
   return withDirectPostgres(async (pool) => {
     const master = await storage.insertMaster(pool, {
-      name: 'bench', group: 'default', keyDigest: sha256(randomBytes(16).toString('hex')), keyPrefix: 'mk-benc', maxChildKeys: keyCount, globalQps: 0,
+      name: 'bench', group: 'default', keyDigest: sha256Hex(randomBytes(16).toString('hex')), keyPrefix: 'mk-benc', maxChildKeys: keyCount, globalQps: 0,
     });
     const hashes: string[] = [];
     for (let i = 0; i < keyCount; i++) {
-      const hash = sha256(randomBytes(16).toString('hex'));
+      const hash = sha256Hex(randomBytes(16).toString('hex'));
       hashes.push(hash);
       await storage.insertKey(pool, {
         masterId: master.id, name: '', tokenHash: hash, keyPrefix: 'sk-benc', issuedBy: 'admin', issuedAtEpoch: master.epoch,
