@@ -8,7 +8,7 @@ import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RouteInput } from '../../http/route.js';
 import { badRequest } from '../../errors.js';
-import { queryGroupings, queryPeriodTotals, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
+import { queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';
 import { periodRange, previousRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
@@ -137,19 +137,16 @@ export function analyticsActor(): ActorDefinition<MainContext> {
       ) => {
         const step = query.granularity === 'minute' ? 60 : HOUR;
         const range = checkRange(query, query.granularity);
-        const rows = await queryStats(ctx.clickhouse, { range, filter: filterOf(query), bucket: query.granularity, byModel: true });
+        const models = await querySeries(ctx.clickhouse, { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
         const index = new Map(x.map((t, i) => [t, i]));
-        const value = (r: StatsRow) => (query.metric === 'tokens' ? r.tokens_in + r.tokens_out : r.requests);
-        const byModel = new Map<string, { name: string; total: number; data: number[] }>();
-        for (const r of rows) {
-          let s = byModel.get(r.model!);
-          if (!s) byModel.set(r.model!, (s = { name: r.model!, total: 0, data: new Array<number>(x.length).fill(0) }));
-          s.data[index.get(r.start!)!]! += value(r);
-          s.total += value(r);
-        }
-        const ranked = [...byModel.values()].sort((a, b) => b.total - a.total || (a.name < b.name ? -1 : 1));
+        const byModel = models.map((m) => {
+          const data = new Array<number>(x.length).fill(0);
+          m.starts.forEach((start, i) => (data[index.get(start)!]! += m.values[i]!));
+          return { name: m.model, total: m.total, data };
+        });
+        const ranked = byModel.sort((a, b) => b.total - a.total || (a.name < b.name ? -1 : 1));
         const series = ranked.slice(0, query.top_n);
         const rest = ranked.slice(query.top_n);
         if (rest.length) {

@@ -304,6 +304,43 @@ export async function queryPeriodTotals(ch: ClickHouse, ranges: TimeRange[], fil
   return rows.map(([[total]]) => total!);
 }
 
+/** One model's values per time bucket, as parallel arrays in no particular order (empty buckets absent). */
+export interface ModelSeries {
+  model: string;
+  total: number;
+  starts: number[];
+  values: number[];
+}
+
+/**
+ * Per-model series of requests or tokens (in + out) by minute or hour bucket.
+ * The rows are folded into one array pair per model in
+ * ClickHouse: a week of hours × 40 models comes back as 40 rows, not 6,720
+ * objects to parse. A model appears when it had requests in the range; models
+ * come in no particular order.
+ */
+export async function querySeries(
+  ch: ClickHouse,
+  q: { range: TimeRange; filter?: StatsFilter; bucket: 'minute' | 'hour'; metric: 'requests' | 'tokens' },
+): Promise<ModelSeries[]> {
+  const params: QueryParams = {};
+  const [range] = resolveRanges([q.range]);
+  const source = sourceSql([range!], q.filter ?? {}, { bucket: q.bucket, byModel: true }, false, params);
+  if (!source) return [];
+  const value = q.metric === 'tokens' ? 'sum(tokens_in) + sum(tokens_out)' : 'sum(requests)';
+  // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
+  const sql = [
+    'SELECT m, sum(v) AS total, groupArray(start_s) AS starts, groupArray(v) AS vals',
+    `FROM (\nSELECT ${bucketExpr[q.bucket]} AS start_s, model AS m, ${value} AS v`,
+    `FROM (\n${source}\n)`,
+    'GROUP BY start_s, m',
+    'HAVING sum(requests) > 0)',
+    'GROUP BY m',
+  ].join('\n');
+  const rows = await ch.query<{ m: string; total: number; starts: number[]; vals: number[] }>(sql, params);
+  return rows.map((r) => ({ model: r.m, total: Number(r.total), starts: r.starts.map(Number), values: r.vals.map(Number) }));
+}
+
 export interface WindowTotals {
   requests: number;
   errors: number;
