@@ -91,3 +91,28 @@ t.test('shutdown while ClickHouse is down spools everything; the next start repl
   const listed = await second.request('GET', '/admin/logs?limit=1', { token: adminToken });
   t.ok(listed.json.total >= 25);
 });
+
+t.test('records of any size and script cross the writer buffer boundaries intact', async (t) => {
+  // 1 KiB batches: most requests land next to a batch edge; lengths and scripts vary the UTF-8 size of each line.
+  const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '20', SVC_LOG_BATCH_BYTES: '1024' } });
+  t.teardown(() => svc.stop());
+  const pieces = ['a', 'é', '日本', '😀', '"\\\n'];
+  const body = (i: number) => pieces[i % pieces.length]!.repeat(1 + ((i * 37) % 700));
+  const sent: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    sent.push(body(i));
+    if (i % 10 === 9) {
+      const batch = Array.from({ length: 3 }, (_, k) => ({ ...record(1000 + i * 3 + k), request_body: body(1000 + i * 3 + k) }));
+      t.equal((await svc.request('POST', '/logs', { body: batch })).status, 202);
+    }
+    t.equal((await svc.request('POST', '/logs', { body: { ...record(i), request_body: sent[i] } })).status, 202);
+  }
+  await svc.service.system.ask('logs', 'flush');
+  const rows = await svc.service.context.clickhouse.query<{ tokens_in: number; request_body: string }>(
+    'SELECT tokens_in, request_body FROM logs ORDER BY tokens_in',
+  );
+  const stored = new Map(rows.map((r) => [r.tokens_in, r.request_body]));
+  t.equal(rows.length, 60 + 18, 'every record once');
+  t.ok(sent.every((b, i) => stored.get(i) === b), 'single records unchanged');
+  t.ok(rows.filter((r) => r.tokens_in >= 1000).every((r) => r.request_body === body(r.tokens_in)), 'batch records unchanged');
+});
