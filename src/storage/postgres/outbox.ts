@@ -4,6 +4,7 @@
  */
 import { sql, type CommonQueryMethods } from 'slonik';
 import type { StoreOp } from '../redis/store.js';
+import { packOps, unpackOps, type PackedOp } from './outbox-pack.js';
 
 export interface OutboxEntry {
   id: number;
@@ -13,7 +14,7 @@ export interface OutboxEntry {
 
 export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<void> {
   if (ops.length === 0) return;
-  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES (${sql.jsonb(ops as never)})`);
+  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES (${sql.jsonb(packOps(ops) as never)})`);
 }
 
 /** The oldest live entries, in delivery order; stops at the first one not yet due so order is kept. */
@@ -22,9 +23,9 @@ export async function pendingEntries(db: CommonQueryMethods, limit: number): Pro
     SELECT id, ops, attempts, next_attempt_at <= now() AS due
     FROM outbox WHERE NOT dead ORDER BY id LIMIT ${limit}`);
   const entries: OutboxEntry[] = [];
-  for (const r of rows as Array<OutboxEntry & { due: boolean }>) {
+  for (const r of rows as Array<{ id: number; ops: PackedOp[]; attempts: number; due: boolean }>) {
     if (!r.due) return { entries, blocked: true };
-    entries.push({ id: r.id, ops: r.ops, attempts: r.attempts });
+    entries.push({ id: r.id, ops: unpackOps(r.ops), attempts: r.attempts });
   }
   return { entries, blocked: false };
 }
