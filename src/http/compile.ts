@@ -4,7 +4,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { compileBody, compileParams, compileSerializer } from './schema.js';
-import { isRawRoute, type Route } from './route.js';
+import { isActorRoute, isRawRoute, type Route } from './route.js';
 
 export const defaultBodyLimit = 1024 * 1024;
 
@@ -28,7 +28,7 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
     };
     if (route.params) compiled.validateParams = compileParams(route.params);
     if (route.query) compiled.validateQuery = compileParams(route.query);
-    if (route.body && !isRawRoute(route)) compiled.validateBody = compileBody(route.body);
+    if (route.body && !isRawRoute(route) && !(isActorRoute(route) && route.bodyBytes)) compiled.validateBody = compileBody(route.body);
     return compiled;
   });
 }

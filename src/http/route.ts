@@ -53,6 +53,12 @@ interface RouteBase {
 
 export interface ActorRoute extends RouteBase {
   body?: JSONSchema;
+  /**
+   * The actor receives the body's bytes as `input.body` and parses and
+   * validates them itself, on its worker thread: for bodies too large to
+   * parse on the HTTP thread. `body` still documents them.
+   */
+  bodyBytes?: true;
   /** The actor and message type that answer; the payload is the RouteInput. */
   actor: string;
   message: string;

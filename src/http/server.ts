@@ -8,13 +8,13 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
-import { AppError, badRequest, methodNotAllowed, notFound, toAppError, unavailable } from '../errors.js';
+import { AppError, methodNotAllowed, notFound, toAppError, unavailable } from '../errors.js';
 import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
-import { fieldErrors } from './schema.js';
+import { parseJson, validated } from './body.js';
 import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
@@ -165,7 +165,9 @@ export class HttpServer {
     const input: RouteInput = {
       params: compiled.validateParams ? validated(compiled.validateParams, rawParams, 'path') : rawParams,
       query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(rawQuery), 'query') : {},
-      body: compiled.validateBody ? validated(compiled.validateBody, parseJson(body), 'body') : undefined,
+      body: compiled.validateBody
+        ? validated(compiled.validateBody, parseJson(body), 'body')
+        : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
     };
@@ -244,15 +246,6 @@ function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) 
   });
 }
 
-function parseJson(body: Buffer | null): unknown {
-  if (!body || body.length === 0) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw badRequest('invalid JSON body', { body: (err as Error).message });
-  }
-}
-
 function parseQuery(raw: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (!raw) return out;
@@ -261,12 +254,4 @@ function parseQuery(raw: string): Record<string, string | string[]> {
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out;
-}
-
-function validated<T>(validate: import('ajv').ValidateFunction, value: unknown, where: 'path' | 'query' | 'body'): T {
-  if (where === 'body' && value === undefined) value = {};
-  if (!validate(value)) {
-    throw badRequest(`invalid ${where === 'path' ? 'path parameter' : where}`, fieldErrors(validate.errors));
-  }
-  return value as T;
 }

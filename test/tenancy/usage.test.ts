@@ -75,6 +75,16 @@ t.test('stats flush: counters, quota_used in the store, flush ids, atomicity, ba
     t.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
     t.equal(r.json.code, 'bad_request');
   }
+  // The body is parsed by the actor on a worker thread: the same 400s as on the HTTP thread.
+  const field = await flush(svc, { keys: [{ token_hash: 'xyz', requests: 1, tokens: 1 }] });
+  t.same(field.json.message, 'invalid body');
+  t.same(Object.keys(field.json.data), ['keys.0.token_hash']);
+  const internal = { 'x-internal-token': internalToken, 'content-type': 'application/json' };
+  const broken = await svc.request('POST', '/internal/stats/flush', { headers: internal, rawBody: '{"keys": [' });
+  t.equal(broken.status, 400, 'malformed JSON');
+  t.equal(broken.json.message, 'invalid JSON body');
+  const empty = await svc.request('POST', '/internal/stats/flush', { headers: internal, rawBody: '' });
+  t.same([empty.status, empty.json], [200, { accepted_keys: 0, accepted_upstream_keys: 0 }], 'an empty body is an empty flush');
   t.equal((await svc.request('POST', '/internal/stats/flush', { body: {} })).status, 401);
   t.equal((await svc.request('POST', '/internal/stats/flush', { token: adminToken, body: {} })).status, 401);
 });

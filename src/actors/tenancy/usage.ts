@@ -8,14 +8,9 @@ import type { RouteInput } from '../../http/route.js';
 import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
 import { enqueueChange } from './commit.js';
+import { parseFlush } from './flush-body.js';
 import { quotaUsedOp } from './metadata.js';
 import { periodStart } from './quota.js';
-
-interface FlushBody {
-  keys?: KeyUsage[];
-  upstream_keys?: Array<{ id: number; requests: number; success: number; failure: number }>;
-  flush_id?: string;
-}
 
 /** How long a flush id is remembered. */
 const FLUSH_ID_TTL_MS = 10 * 60_000;
@@ -39,7 +34,9 @@ export default defineActor({
   name: 'tenancy-usage',
   placement: 'worker',
   handlers: {
-    flush: async ({ body }: RouteInput<FlushBody>, ctx) => {
+    /** The body arrives as bytes (the route's bodyBytes): parsed and validated here, off the HTTP thread. */
+    flush: async (input: RouteInput<Uint8Array>, ctx) => {
+      const body = parseFlush(input.body);
       const now = ctx.now();
       const { answer, ops } = await ctx.db.transaction(async (tx) => {
         if (body.flush_id) {
