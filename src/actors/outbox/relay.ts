@@ -10,8 +10,8 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import { deleteEntries, outboxState, pendingEntries, recordFailure } from '../../storage/postgres/outbox.js';
-import { configVersion, raiseConfigVersion } from '../../storage/postgres/sync-state.js';
+import { markDelivered, outboxState, pendingEntries, recordFailure } from '../../storage/postgres/outbox.js';
+import { configVersion } from '../../storage/postgres/sync-state.js';
 
 /** Advisory lock key of the relay ("outbox" in ASCII). */
 const relayLock = 0x6f7574626f78;
@@ -75,8 +75,7 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
           }
         }
       } finally {
-        await deleteEntries(db, delivered);
-        if (delivered.length > 0) await raiseConfigVersion(db, version);
+        await markDelivered(db, delivered, version);
         if (delivered.length > 0) {
           stats.delivered += delivered.length;
           stats.lastDeliveryAt = ctx.now();

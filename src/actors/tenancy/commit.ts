@@ -6,7 +6,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { BaseContext } from '../runtime/actor.js';
 import type { StoreOp } from '../../storage/redis/store.js';
-import { enqueueOps } from '../../storage/postgres/outbox.js';
+import { enqueueEntries } from '../../storage/postgres/outbox.js';
 import { configChange } from '../../storage/redis/layout.js';
 
 export interface Change<T> {
@@ -21,11 +21,13 @@ const CHUNK = 500;
 
 export async function enqueueChange(tx: CommonQueryMethods, kind: string, at: number, ops: StoreOp[], ids?: number[]): Promise<void> {
   if (ops.length === 0) return;
+  const entries: StoreOp[][] = [];
   for (let i = 0; i < ops.length; i += CHUNK) {
     const chunk = ops.slice(i, i + CHUNK);
     const last = i + CHUNK >= ops.length;
-    await enqueueOps(tx, last ? [...chunk, configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined)] : chunk);
+    entries.push(last ? [...chunk, configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined)] : chunk);
   }
+  await enqueueEntries(tx, entries);
 }
 
 export async function commit<T>(

@@ -13,8 +13,14 @@ export interface OutboxEntry {
 }
 
 export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<void> {
-  if (ops.length === 0) return;
-  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES (${sql.jsonb(packOps(ops) as never)})`);
+  await enqueueEntries(db, [ops]);
+}
+
+/** Several entries, delivered in the order given, in one statement. */
+export async function enqueueEntries(db: CommonQueryMethods, entries: StoreOp[][]): Promise<void> {
+  const rows = entries.filter((ops) => ops.length > 0).map((ops) => sql.fragment`(${sql.jsonb(packOps(ops) as never)})`);
+  if (rows.length === 0) return;
+  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES ${sql.join(rows, sql.fragment`, `)}`);
 }
 
 /** The oldest live entries, in delivery order; stops at the first one not yet due so order is kept. */
@@ -33,6 +39,17 @@ export async function pendingEntries(db: CommonQueryMethods, limit: number): Pro
 export async function deleteEntries(db: CommonQueryMethods, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(sql.unsafe`DELETE FROM outbox WHERE id = ANY(${sql.array(ids, 'int8')})`);
+}
+
+/**
+ * Deletes delivered entries and raises the configuration version to `version`
+ * (never lowers it: sql/postgres/005), in one statement.
+ */
+export async function markDelivered(db: CommonQueryMethods, ids: number[], version: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    WITH gone AS (DELETE FROM outbox WHERE id = ANY(${sql.array(ids, 'int8')}))
+    UPDATE config_state SET version = ${version}, updated_at = now() WHERE id = 1 AND version < ${version}`);
 }
 
 export async function recordFailure(

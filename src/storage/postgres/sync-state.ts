@@ -5,11 +5,6 @@ export async function configVersion(db: CommonQueryMethods): Promise<{ version: 
   return (await db.one(sql.unsafe`SELECT version, updated_at FROM config_state WHERE id = 1`)) as { version: number; updated_at: string };
 }
 
-/** Raises the version (never lowers it). */
-export async function raiseConfigVersion(db: CommonQueryMethods, version: number): Promise<void> {
-  await db.query(sql.unsafe`UPDATE config_state SET version = ${version}, updated_at = now() WHERE id = 1 AND version < ${version}`);
-}
-
 export async function recordAck(db: CommonQueryMethods, nodeId: string, version: number, at: number): Promise<void> {
   const seen = new Date(at).toISOString();
   await db.query(sql.unsafe`
