@@ -24,6 +24,8 @@ import { upstreamJobs } from './actors/upstreams/jobs.js';
 import { fullSync } from './actors/upstreams/full-sync.js';
 import { logsActor } from './actors/logs/actor.js';
 import { analyticsActor } from './actors/analytics/actor.js';
+import { StatsReadCache } from './actors/analytics/read-cache.js';
+import { LogGenerations } from './actors/logs/generations.js';
 import { metricsActor } from './actors/metrics/actor.js';
 import { auditActor } from './actors/audit/actor.js';
 import { Metrics } from './metrics/metrics.js';
@@ -98,7 +100,15 @@ export async function startService(config: Config, log: Logger, options: Service
       ...system.messaging,
     };
     const metrics = new Metrics();
+    const generations = new LogGenerations(store, log);
+    const statsCache = new StatsReadCache(clickhouse, generations, {
+      maxEntries: config.statsCacheEntries,
+      maxAgeMs: config.statsCacheMaxAgeMs,
+      now: () => clock.now(),
+      onRead: metrics.observeStatsRead,
+    });
     const logs = logsActor({
+      generations,
       onInsert: (records, seconds) => {
         metrics.batchRecords.observe(records);
         metrics.insertSeconds.observe(seconds);
@@ -106,7 +116,7 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor()];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

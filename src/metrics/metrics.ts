@@ -21,6 +21,7 @@ export class Metrics {
   private readonly requests: RequestMetrics;
   readonly batchRecords: Histogram;
   readonly insertSeconds: Histogram;
+  private readonly statsReads: Counter<'result'>;
   private scrape: (() => Promise<ScrapeState>) | null = null;
 
   constructor() {
@@ -39,6 +40,15 @@ export class Metrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+
+    this.statsReads = new Counter({
+      name: 'stats_cache_reads_total',
+      help: 'Statistics reads, by result: hit (served from the cache or a shared read in flight) or miss (sent to ClickHouse)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.statsReads.inc({ result: 'hit' }, 0);
+    this.statsReads.inc({ result: 'miss' }, 0);
 
     const state = (): Promise<ScrapeState> => {
       if (!this.scrape) throw new Error('metrics are not wired to the service');
@@ -102,6 +112,11 @@ export class Metrics {
   wire(scrape: () => Promise<ScrapeState>): void {
     this.scrape = scrape;
   }
+
+  /** The statistics cache's observer. */
+  observeStatsRead = (hit: boolean): void => {
+    this.statsReads.inc({ result: hit ? 'hit' : 'miss' });
+  };
 
   /** The HTTP server's observer. */
   observeRequest = (route: string, method: string, status: number, seconds: number): void => {

@@ -13,6 +13,8 @@ import type { EntityCounts } from '../../storage/postgres/analytics.js';
 import { periodRange, previousRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
+import type { StatsReadCache } from './read-cache.js';
+import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 
 const HOUR = 3600;
 const MAX_MINUTE_RANGE = 6 * HOUR;
@@ -71,8 +73,8 @@ function groupedItems(rows: StatsRow[], groupBy: Bucket | 'model') {
   return items;
 }
 
-async function grouped(ctx: MainContext, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model') {
-  const rows = await queryStats(ctx.clickhouse, {
+async function grouped(ch: ClickHouseReader, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model') {
+  const rows = await queryStats(ch, {
     range,
     filter,
     bucket: groupBy === 'model' ? undefined : groupBy,
@@ -118,7 +120,15 @@ function trendsOf(cur: Summary, prev: Summary) {
 const masterOf = (ctx: MainContext, id: number) =>
   ctx.ask<Record<string, unknown> & { id: number; global_qps: number }>('masters', 'get', { params: { id } });
 
-export function analyticsActor(): ActorDefinition<MainContext> {
+/**
+ * `cache` keeps answers until the logs of their scope change
+ * (docs/analytics.md, "The statistics cache"); without it every read goes to
+ * ClickHouse.
+ */
+export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainContext> {
+  /** What reads statistics of one master, or of everything. */
+  const reader = (ctx: MainContext, masterId?: number): Promise<ClickHouseReader> =>
+    cache ? cache.reader(masterId) : Promise.resolve(ctx.clickhouse);
   return {
     name: 'analytics',
     placement: 'main',
@@ -127,7 +137,7 @@ export function analyticsActor(): ActorDefinition<MainContext> {
       stats: async ({ query }: RouteInput<unknown, RangeQuery & { group_by: Bucket | 'model' }>, ctx) => {
         const groupBy = query.group_by;
         const range = checkRange(query, groupBy === 'minute' ? 'minute' : undefined);
-        const items = await grouped(ctx, range, filterOf(query), groupBy);
+        const items = await grouped(await reader(ctx, query.master_id), range, filterOf(query), groupBy);
         return { group_by: groupBy, since: range.since, until: range.until, items };
       },
 
@@ -137,7 +147,7 @@ export function analyticsActor(): ActorDefinition<MainContext> {
       ) => {
         const step = query.granularity === 'minute' ? 60 : HOUR;
         const range = checkRange(query, query.granularity);
-        const models = await querySeries(ctx.clickhouse, { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
+        const models = await querySeries(await reader(ctx, query.master_id), { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
         const index = new Map(x.map((t, i) => [t, i]));
@@ -166,7 +176,7 @@ export function analyticsActor(): ActorDefinition<MainContext> {
         const prevRange = query.include_trends ? previousRange(query.period, now) : null;
         // Both periods in one read of the rollups.
         const [totals, counts] = await Promise.all([
-          queryPeriodTotals(ctx.clickhouse, prevRange ? [range, prevRange] : [range]),
+          reader(ctx).then((ch) => queryPeriodTotals(ch, prevRange ? [range, prevRange] : [range])),
           ctx.ask<EntityCounts>('analytics-counts', 'counts'),
         ]);
         const cur = summaryOf(totals[0]!);
@@ -202,7 +212,7 @@ export function analyticsActor(): ActorDefinition<MainContext> {
       tenantStats: async ({ query, principal }: RouteInput<unknown, { period: Exclude<Period, 'all'> }>, ctx) => {
         const range = periodRange(query.period, ctx.now());
         const filter = { master_id: (principal as { id: number }).id };
-        const [byModel, byDay] = (await queryGroupings(ctx.clickhouse, {
+        const [byModel, byDay] = (await queryGroupings(await reader(ctx, filter.master_id), {
           range,
           filter,
           sets: [{ byModel: true }, { bucket: 'day' }],

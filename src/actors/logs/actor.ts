@@ -17,7 +17,8 @@ import { IdGenerator } from './ids.js';
 import { parseLogBody } from './parse.js';
 import { chTime, toRow, type LogRecord } from './record.js';
 import { LogWriter } from './writer.js';
-import { enforceRetention } from './retention.js';
+import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
+import type { LogGenerations } from './generations.js';
 
 /** Receives the error-looking records of each accepted request (the log-error webhook plugs in here). */
 export type IngestObserver = (errors: LogRecord[], accepted: number) => void;
@@ -38,6 +39,8 @@ export function logView(r: LogRow): Record<string, unknown> {
 export interface LogsOptions {
   /** Told about every ClickHouse insert: records and seconds (metrics). */
   onInsert?: (records: number, seconds: number) => void;
+  /** Raised after every change to the stored logs (inserts, deletions, retention), for the statistics cache. */
+  generations?: LogGenerations;
 }
 
 export function logsActor(options: LogsOptions = {}): LogsActor {
@@ -103,13 +106,16 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const ingestedAt = stamp(now);
         const keepBody = flags.log_request_body_enabled;
         const lines: string[] = new Array(records.length);
+        const masters: number[] = new Array(records.length);
         let errors: LogRecord[] | undefined;
         for (let i = 0; i < records.length; i++) {
           const rec = records[i]!;
           if (rec.status_code >= 400 || rec.error_message) (errors ??= []).push(rec);
+          masters[i] = rec.master_id;
           lines[i] = JSON.stringify(toRow(rec, ids.next(), ingestedAt, keepBody));
         }
-        if (!writer!.accept(lines.length === 1 ? lines[0]! : lines.join('\n'), records.length)) {
+        const accepted = lines.length === 1 ? writer!.accept(lines[0]!, 1, masters[0]!) : writer!.accept(lines.join('\n'), records.length, masters);
+        if (!accepted) {
           throw unavailable('log storage is backed up; retry later', 5);
         }
         if (errors && observers.length) for (const o of observers) o(errors, records.length);
@@ -131,21 +137,32 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         if (Number.isNaN(before)) throw badRequest('before must be an RFC 3339 time', { before: 'must be an RFC 3339 time' });
         // Records still buffered would escape the deletion: write them first.
         await writer!.flushNow();
-        const deleted = await deleteLogs(ctx.clickhouse, {
-          before: new Date(before),
-          master_id: q.master_id as number | undefined,
-          key_id: q.key_id as number | undefined,
-          model: q.model as string | undefined,
-          status_code: q.status_code as number | undefined,
-        });
-        return { deleted };
+        try {
+          const deleted = await deleteLogs(ctx.clickhouse, {
+            before: new Date(before),
+            master_id: q.master_id as number | undefined,
+            key_id: q.key_id as number | undefined,
+            model: q.model as string | undefined,
+            status_code: q.status_code as number | undefined,
+          });
+          return { deleted };
+        } finally {
+          options.generations?.changed(null); // even a failed deletion may have removed some
+        }
       },
 
       /** Enforces log_retention_days and log_max_records now; the timer calls it too. */
       retention: async (_: unknown, ctx) => {
         await refreshFlags(ctx);
         await writer!.flushNow();
-        return enforceRetention(ctx.clickhouse, flags, ctx.now(), ctx.log);
+        let result: RetentionResult | undefined;
+        try {
+          result = await enforceRetention(ctx.clickhouse, flags, ctx.now(), ctx.log);
+          return result;
+        } finally {
+          // A failed pass may have removed some rows too.
+          if (!result || retentionChanged(result)) options.generations?.changed(null);
+        }
       },
 
       flush: () => writer!.flushNow(),
@@ -169,6 +186,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         ctx.log,
       );
       writer.stats.onInsert = options.onInsert;
+      const generations = options.generations;
+      if (generations) writer.onStored = (masters) => generations.changed(masters);
       writer.start();
       await refreshFlags(ctx);
       // Another node's flag change arrives on the config channel; the timer covers a missed message.

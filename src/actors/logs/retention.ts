@@ -14,14 +14,17 @@ const day = 86_400_000;
 const yyyymmdd = (ms: number): string => new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
 
 export interface RetentionResult {
+  /** Day partitions of the raw table dropped. */
   partitions_dropped: number;
+  /** Partitions of the rollups dropped (their months or days lay wholly before the cutoff). */
+  rollup_partitions_dropped: number;
   deleted_by_age: number;
   deleted_by_count: number;
   bodies_cleared: number;
 }
 
 export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number, log: Logger): Promise<RetentionResult> {
-  const result: RetentionResult = { partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0, bodies_cleared: 0 };
+  const result: RetentionResult = { partitions_dropped: 0, rollup_partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0, bodies_cleared: 0 };
   if (flags.log_retention_days > 0) {
     const cutoff = now - flags.log_retention_days * day;
     const cutoffDay = yyyymmdd(cutoff);
@@ -30,6 +33,7 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (partition < cutoffDay.slice(0, partition.length)) {
         await dropPartition(ch, table, partition);
         if (table === 'logs') result.partitions_dropped++;
+        else result.rollup_partitions_dropped++;
       }
     }
     result.deleted_by_age = await deleteLogs(ch, { before: new Date(cutoff) });
@@ -46,6 +50,9 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (newestToGo !== null) result.deleted_by_count = await deleteLogs(ch, { before: new Date(newestToGo + 1) });
     }
   }
-  if (result.partitions_dropped || result.deleted_by_age || result.deleted_by_count || result.bodies_cleared) log.info(result, 'log retention enforced');
+  if (retentionChanged(result)) log.info(result, 'log retention enforced');
   return result;
 }
+
+/** Whether a pass removed or changed anything (statistics read before it may be out of date). */
+export const retentionChanged = (r: RetentionResult): boolean => Object.values(r).some((n) => n > 0);

@@ -27,6 +27,8 @@ export interface Inserter {
 interface Batch {
   data: Buffer;
   records: number;
+  /** The masters whose records it holds; null when not known (a batch read back from the spool). */
+  masters: Set<number> | null;
 }
 
 export interface WriterStats {
@@ -49,6 +51,7 @@ export class LogWriter {
   private lines: Buffer | undefined;
   private lineRecords = 0;
   private lineBytes = 0;
+  private lineMasters = new Set<number>();
   private timer: NodeJS.Timeout | undefined;
   private readonly memory: Batch[] = [];
   private memoryBytes = 0;
@@ -61,6 +64,8 @@ export class LogWriter {
   private retrying = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Told after each batch is in ClickHouse, with the masters it held (null: not known). */
+  onStored?: (masters: ReadonlySet<number> | null) => void;
 
   constructor(
     private readonly opts: WriterOptions,
@@ -86,10 +91,11 @@ export class LogWriter {
   }
 
   /**
-   * Takes NDJSON text holding `records` records (no trailing newline). false:
-   * memory and spool are both full; the caller must refuse with 503.
+   * Takes NDJSON text holding `records` records of `masters` (no trailing
+   * newline). false: memory and spool are both full; the caller must refuse
+   * with 503.
    */
-  accept(ndjson: string, records: number): boolean {
+  accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; without that much room the waiting lines become a batch first.
     const room = ndjson.length * 3 + 1;
     if (!this.lines || this.lines.length - this.lineBytes < room) {
@@ -108,6 +114,8 @@ export class LogWriter {
     this.lines[this.lineBytes + bytes - 1] = 0x0a;
     this.lineRecords += records;
     this.lineBytes += bytes;
+    if (typeof masters === 'number') this.lineMasters.add(masters);
+    else for (const m of masters) this.lineMasters.add(m);
     this.stats.accepted += records;
     if (this.lineRecords >= this.opts.batchRecords || this.lineBytes >= this.opts.batchBytes) this.seal();
     else if (!this.timer) {
@@ -157,9 +165,10 @@ export class LogWriter {
     const handOver = this.lineBytes * 4 >= lines.length * 3;
     const data = handOver ? lines.subarray(0, this.lineBytes) : Buffer.from(lines.subarray(0, this.lineBytes));
     if (handOver) this.lines = undefined;
-    const batch: Batch = { data, records: this.lineRecords };
+    const batch: Batch = { data, records: this.lineRecords, masters: this.lineMasters };
     this.lineRecords = 0;
     this.lineBytes = 0;
+    this.lineMasters = new Set();
     // Order is spool (oldest), then memory, then lines (newest); only memory's oldest batches move to the spool.
     this.memory.push(batch);
     this.memoryBytes += batch.data.length;
@@ -210,7 +219,7 @@ export class LogWriter {
       let fromSpool = false;
       const spooled = await this.spool.peek();
       if (spooled) {
-        batch = { data: spooled.data, records: spooled.batch.records };
+        batch = { data: spooled.data, records: spooled.batch.records, masters: null };
         fromSpool = true;
       } else if (this.memory.length > 0) {
         batch = this.memory[0]!;
@@ -239,6 +248,7 @@ export class LogWriter {
       this.stats.stored += batch.records;
       this.stats.batches++;
       this.stats.onInsert?.(batch.records, (performance.now() - started) / 1000);
+      this.onStored?.(batch.masters);
       if (fromSpool) await this.spool.shift();
       else this.takeMemory();
     }

@@ -32,6 +32,9 @@ export interface ClickHouse {
   close(): Promise<void>;
 }
 
+/** The read side alone: what statistics queries need (a cache can stand in for it). */
+export type ClickHouseReader = Pick<ClickHouse, 'query'>;
+
 /** Settings every NDJSON insert uses, on either transport. */
 export const INSERT_SETTINGS = {
   input_format_skip_unknown_fields: 1,

@@ -9,7 +9,7 @@
  * never read days, and a key filter never does. All buckets are UTC (the
  * rollup columns are DateTime('UTC')).
  */
-import type { ClickHouse, QueryParams } from './client.js';
+import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -221,7 +221,7 @@ interface Aggregation {
 const emptyRow = (): StatsRow => ({ start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null });
 
 /** rows[period][set]: the groups with requests, in bucket and model order; a totals set always has its one row. */
-async function aggregate(ch: ClickHouse, q: Aggregation): Promise<StatsRow[][][]> {
+async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
   const filter = q.filter ?? {};
   const withQ = q.quantiles === true;
   const ranges = resolveRanges(q.ranges);
@@ -280,14 +280,14 @@ async function aggregate(ch: ClickHouse, q: Aggregation): Promise<StatsRow[][][]
 }
 
 /** Aggregates over the rollups; rows with no requests are not returned (a bucketless query always returns one row). */
-export async function queryStats(ch: ClickHouse, q: StatsQuery): Promise<StatsRow[]> {
+export async function queryStats(ch: Reader, q: StatsQuery): Promise<StatsRow[]> {
   const [[rows]] = (await aggregate(ch, { ranges: [q.range], filter: q.filter, sets: [q], quantiles: q.quantiles })) as [[StatsRow[]]];
   return rows;
 }
 
 /** Several groupings of one range in a single read (e.g. by model and by day), in the order asked. */
 export async function queryGroupings(
-  ch: ClickHouse,
+  ch: Reader,
   q: Omit<StatsQuery, keyof Grouping> & { sets: Grouping[] },
 ): Promise<StatsRow[][]> {
   const [sets] = (await aggregate(ch, { ranges: [q.range], filter: q.filter, sets: q.sets, quantiles: q.quantiles })) as [StatsRow[][]];
@@ -299,7 +299,7 @@ export async function queryGroupings(
  * resolved to whole minutes; where two then overlap (a period ending in the
  * minute the next one starts), the shared minute counts for the later one.
  */
-export async function queryPeriodTotals(ch: ClickHouse, ranges: TimeRange[], filter?: StatsFilter): Promise<StatsRow[]> {
+export async function queryPeriodTotals(ch: Reader, ranges: TimeRange[], filter?: StatsFilter): Promise<StatsRow[]> {
   const rows = await aggregate(ch, { ranges, filter, sets: [{}] });
   return rows.map(([[total]]) => total!);
 }
@@ -320,7 +320,7 @@ export interface ModelSeries {
  * come in no particular order.
  */
 export async function querySeries(
-  ch: ClickHouse,
+  ch: Reader,
   q: { range: TimeRange; filter?: StatsFilter; bucket: 'minute' | 'hour'; metric: 'requests' | 'tokens' },
 ): Promise<ModelSeries[]> {
   const params: QueryParams = {};
@@ -352,7 +352,7 @@ export interface WindowTotals {
  * Totals of the minute buckets starting at or after each of `starts` (Unix
  * seconds, minute-aligned), in one read of `logs_minute`; optionally one master.
  */
-export async function minuteWindows(ch: ClickHouse, starts: number[], masterId?: number): Promise<WindowTotals[]> {
+export async function minuteWindows(ch: Reader, starts: number[], masterId?: number): Promise<WindowTotals[]> {
   const params: QueryParams = { oldest: timeParam(Math.min(...starts)) };
   const cols = starts.flatMap((s, i) => {
     params[`s${i}`] = timeParam(s);

@@ -67,3 +67,12 @@ export const routingChange = (kind: 'routing' | 'routing_snapshot', at: number, 
   channel: configChannel,
   message: JSON.stringify({ kind, at, ids: bindingKeys, version, groups: groupIds } satisfies ConfigChange & { version: number; groups: number[] }),
 });
+
+/**
+ * Control-plane internal (docs/store-layout.md, "Log data generations"): a hash
+ * of counters raised after every change to the stored logs, so that each node's
+ * statistics cache knows when its answers are out of date. Fields: `all` (any
+ * change), `epoch` (a change whose masters are unknown: deletion, retention,
+ * spool replay), `m:<master_id>` (rows of that master were stored).
+ */
+export const logGenerationKey = 'cp:logs:generation';
