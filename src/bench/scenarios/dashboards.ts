@@ -143,6 +143,14 @@ function ingestLoop(base: string): { stop: () => Promise<number> } {
   };
 }
 
+/** Statistics reads this service sent to ClickHouse so far (the cache's misses, from /metrics). */
+async function cacheMisses(base: string): Promise<number> {
+  const res = await fetch(`${base}/metrics`, { headers: bearer(benchAdminToken) });
+  const m = /^stats_cache_reads_total\{result="miss"\} (\d+)/m.exec(await res.text());
+  if (!m) throw new Error('/metrics has no stats_cache_reads_total');
+  return Number(m[1]);
+}
+
 interface Case {
   label: string;
   path: string;
@@ -224,7 +232,7 @@ export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] }
 
     const env = { SVC_DATA_DIR: dataDir, SVC_RETENTION_INTERVAL_MS: String(2 ** 31 - 1) };
     let svc = await startService(env, opts.nodeArgs);
-    const served: Array<{ c: Case; quiet: GetRun; run: GetRun; computed?: GetRun; json?: any }> = [];
+    const served: Array<{ c: Case; quiet: GetRun; run: GetRun; misses: number; computed?: GetRun; json?: any }> = [];
     let all: Case[];
     let masterId: number;
     let ingested = 0;
@@ -242,9 +250,11 @@ export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] }
         await getLoad(svc.base, c.path, headers, 2);
         const quiet = await getLoad(svc.base, c.path, headers, seconds);
         const feed = ingestLoop(svc.base);
+        const before = await cacheMisses(svc.base);
         const run = await getLoad(svc.base, c.path, headers, seconds);
+        const misses = (await cacheMisses(svc.base)) - before;
         ingested += await feed.stop();
-        served.push({ c, quiet, run });
+        served.push({ c, quiet, run, misses });
       }
       // The last records reach ClickHouse within the writer's flush interval (1 s).
       await new Promise((r) => setTimeout(r, 2500));
@@ -268,7 +278,7 @@ export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] }
     const targets: Target[] = [];
     let worst = Infinity;
     try {
-      for (const [i, { c, quiet, run, computed, json }] of served.entries()) {
+      for (const [i, { c, quiet, run, misses, computed, json }] of served.entries()) {
         let rawCount = 0;
         const raw = await rawLoad(async () => (rawCount = await c.raw(ch, json)), seconds);
         const ratio = run.rps / raw.rps;
@@ -276,12 +286,12 @@ export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] }
         const agree = rawCount === c.served(json);
         const line = (r: GetRun) => `p99 ${fmt(r.p99)} ms, ${fmt(r.rps)} req/s, ${fmt(r.rps / raw.rps)}x`;
         rowsOut.push(
-          [c.label, `while ingesting: ${line(run)} | raw p99 ${fmt(raw.p99)} ms, ${fmt(raw.rps)} /s | counts ${agree ? 'agree' : `DIFFER ${c.served(json)} vs ${rawCount}`}`],
+          [c.label, `while ingesting: ${line(run)}, ${fmt(misses)} reads sent to ClickHouse | raw p99 ${fmt(raw.p99)} ms, ${fmt(raw.rps)} /s | counts ${agree ? 'agree' : `DIFFER ${c.served(json)} vs ${rawCount}`}`],
           ['', `no other traffic: ${line(quiet)} | cache off: ${line(computed!)}`],
         );
         Object.assign(figures, {
           [`c${i}_p99_ms`]: run.p99, [`c${i}_p50_ms`]: run.p50, [`c${i}_rps`]: run.rps, [`c${i}_non2xx`]: run.non2xx + run.errors,
-          [`c${i}_raw_p99_ms`]: raw.p99, [`c${i}_raw_rps`]: raw.rps, [`c${i}_ratio`]: ratio, [`c${i}_agree`]: agree,
+          [`c${i}_cache_misses`]: misses, [`c${i}_raw_p99_ms`]: raw.p99, [`c${i}_raw_rps`]: raw.rps, [`c${i}_ratio`]: ratio, [`c${i}_agree`]: agree,
           [`c${i}_quiet_p99_ms`]: quiet.p99, [`c${i}_quiet_rps`]: quiet.rps, [`c${i}_quiet_ratio`]: quiet.rps / raw.rps,
           [`c${i}_nocache_p99_ms`]: computed!.p99, [`c${i}_nocache_rps`]: computed!.rps, [`c${i}_nocache_ratio`]: computed!.rps / raw.rps,
         });
