@@ -1,6 +1,8 @@
 /**
- * One SharedStore contract, run against the memory store and real Redis (db 15),
- * plus Redis outage behaviour through a proxy that can be cut and stalled.
+ * One SharedStore contract, run against the memory store and real Redis (the
+ * db of TEST_REDIS_URL, as in the harness, so parallel runs each flush only
+ * their own), plus Redis outage behaviour through a proxy that can be cut and
+ * stalled.
  */
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +14,16 @@ import type { SharedStore } from '../../src/storage/redis/store.js';
 
 type Tap = Parameters<Parameters<typeof t.test>[0]>[0];
 
-const REDIS_URL = 'redis://127.0.0.1:6379/15';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+const redisTarget = new URL(REDIS_URL);
+
+/** The same server, db and credentials, reached through a local proxy port. */
+function viaProxy(port: number): string {
+  const url = new URL(REDIS_URL);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.toString();
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -249,11 +260,11 @@ async function redisAnswers(): Promise<boolean> {
 
 const redisUp = await redisAnswers();
 const requireServices = process.env.SVC_TEST_REQUIRE_SERVICES === '1';
-const skipRedis = !redisUp && !requireServices ? 'Redis at 127.0.0.1:6379 does not answer' : false;
+const skipRedis = !redisUp && !requireServices ? `Redis at ${redisTarget.host} does not answer` : false;
 
 t.test('redis store', { skip: skipRedis }, async (t) => {
   if (!redisUp) {
-    t.fail('Redis at 127.0.0.1:6379 does not answer and SVC_TEST_REQUIRE_SERVICES=1');
+    t.fail(`Redis at ${redisTarget.host} does not answer and SVC_TEST_REQUIRE_SERVICES=1`);
     return;
   }
   const admin = new Redis(REDIS_URL);
@@ -265,16 +276,16 @@ t.test('redis store', { skip: skipRedis }, async (t) => {
   const store = await openStore({ url: REDIS_URL });
   t.equal(store.kind, 'redis');
   await contract(t, store);
-  t.same(await admin.keys('many:1199'), ['many:1199'], 'the store wrote to db 15');
+  t.same(await admin.keys('many:1199'), ['many:1199'], 'the store wrote to the test db');
 });
 
 /** A TCP proxy to Redis that can be cut (refusing connections) and stalled (forwarding nothing). */
-async function startProxy(targetPort: number) {
+async function startProxy(target: URL) {
   const sockets = new Set<net.Socket>();
   let stalled = false;
   const pairs = new Set<[net.Socket, net.Socket]>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, '127.0.0.1');
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -319,7 +330,7 @@ async function startProxy(targetPort: number) {
 
 t.test('redis outages', { skip: skipRedis }, async (t) => {
   if (!redisUp) {
-    t.fail('Redis at 127.0.0.1:6379 does not answer and SVC_TEST_REQUIRE_SERVICES=1');
+    t.fail(`Redis at ${redisTarget.host} does not answer and SVC_TEST_REQUIRE_SERVICES=1`);
     return;
   }
   t.teardown(async () => {
@@ -350,9 +361,9 @@ t.test('redis outages', { skip: skipRedis }, async (t) => {
   });
 
   await t.test('recovers after an outage and resubscribes', async (t) => {
-    const proxy = await startProxy(6379);
+    const proxy = await startProxy(redisTarget);
     t.teardown(() => proxy.close());
-    const store = await openStore({ url: `redis://127.0.0.1:${proxy.port}/15`, onError: () => undefined });
+    const store = await openStore({ url: viaProxy(proxy.port), onError: () => undefined });
     t.teardown(() => store.close());
     const publisher = new Redis(REDIS_URL);
     t.teardown(() => publisher.quit());
@@ -383,9 +394,9 @@ t.test('redis outages', { skip: skipRedis }, async (t) => {
   });
 
   await t.test('a hung server does not hang callers', async (t) => {
-    const proxy = await startProxy(6379);
+    const proxy = await startProxy(redisTarget);
     t.teardown(() => proxy.close());
-    const store = await openStore({ url: `redis://127.0.0.1:${proxy.port}/15`, onError: () => undefined });
+    const store = await openStore({ url: viaProxy(proxy.port), onError: () => undefined });
     t.teardown(() => store.close());
     t.equal(await store.ping(), true);
     proxy.stall();
@@ -398,9 +409,9 @@ t.test('redis outages', { skip: skipRedis }, async (t) => {
   });
 
   await t.test('a write in flight when the connection drops rejects and is not re-sent', async (t) => {
-    const proxy = await startProxy(6379);
+    const proxy = await startProxy(redisTarget);
     t.teardown(() => proxy.close());
-    const store = await openStore({ url: `redis://127.0.0.1:${proxy.port}/15`, onError: () => undefined });
+    const store = await openStore({ url: viaProxy(proxy.port), onError: () => undefined });
     t.teardown(() => store.close());
     const reader = new Redis(REDIS_URL);
     t.teardown(() => reader.quit());
