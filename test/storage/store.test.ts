@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import t from 'tap';
 import { globToRegExp, MemoryStore } from '../../src/storage/redis/memory-store.js';
 import { openStore } from '../../src/storage/redis/open.js';
-import type { SharedStore } from '../../src/storage/redis/store.js';
+import type { SharedStore, StoreOp } from '../../src/storage/redis/store.js';
 
 type Tap = Parameters<Parameters<typeof t.test>[0]>[0];
 
@@ -41,6 +41,17 @@ async function elapsed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: P
   const started = Date.now();
   const [result] = await Promise.allSettled([fn()]);
   return { ms: Date.now() - started, result };
+}
+
+/** Every key matching `pattern` with its value, whatever its type (sets sorted). */
+async function dump(store: SharedStore, pattern: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const key of (await store.scan(pattern)).sort()) {
+    out[key] = await store.get(key).catch(() =>
+      store.hgetall(key).catch(async () => (await store.smembers(key)).sort()),
+    );
+  }
+  return out;
 }
 
 async function contract(t: Tap, store: SharedStore): Promise<void> {
@@ -127,6 +138,116 @@ async function contract(t: Tap, store: SharedStore): Promise<void> {
       /not an integer/,
     );
     t.equal(await store.get('bad:k'), null);
+  });
+
+  await t.test('a failed batch: the memory store undoes it all, Redis keeps what ran before the failure', async (t) => {
+    // The failure comes last, so on Redis every earlier op has run: `after` is what it leaves.
+    const failing = [
+      { name: 'WRONGTYPE', op: { op: 'sadd', key: 'rb:str', members: ['x'] }, error: /WRONGTYPE/ },
+      { name: 'not an integer', op: { op: 'hincrby', key: 'rb:text', field: 'f', by: 1 }, error: /not an integer/ },
+      { name: 'overflow', op: { op: 'hincrby', key: 'rb:text', field: 'big', by: 1 }, error: /overflow/ },
+    ] as const;
+    const setup: StoreOp[] = [
+      { op: 'set', key: 'rb:str', value: 'guard' },
+      { op: 'hset', key: 'rb:text', fields: { f: 'text', big: '9223372036854775807' } },
+    ];
+    const scenarios: Array<{ name: string; before: StoreOp[]; batch: StoreOp[]; after: Record<string, unknown> }> = [
+      {
+        name: 'hash fields: changed, added, deleted, incremented, the hash emptied',
+        before: [
+          { op: 'hset', key: 'rb:h1', fields: { a: '1', b: '2', n: '10' } },
+          { op: 'hset', key: 'rb:h2', fields: { only: 'x' } },
+        ],
+        batch: [
+          { op: 'hset', key: 'rb:h1', fields: { a: '9', c: '3' } },
+          { op: 'hdel', key: 'rb:h1', fields: ['b', 'missing'] },
+          { op: 'hincrby', key: 'rb:h1', field: 'n', by: 5 },
+          { op: 'hincrby', key: 'rb:h1', field: 'n', by: 5 },
+          { op: 'hset', key: 'rb:h1', fields: { a: '10' } },
+          { op: 'hdel', key: 'rb:h2', fields: ['only'] },
+          { op: 'hincrby', key: 'rb:h3', field: 'new', by: 1 },
+        ],
+        after: { 'rb:h1': { a: '10', c: '3', n: '20' }, 'rb:h3': { new: '1' } },
+      },
+      {
+        name: 'set members: added, removed, the set emptied',
+        before: [
+          { op: 'sadd', key: 'rb:s1', members: ['m1', 'm2'] },
+          { op: 'sadd', key: 'rb:s2', members: ['only'] },
+        ],
+        batch: [
+          { op: 'sadd', key: 'rb:s1', members: ['m3', 'm1'] },
+          { op: 'srem', key: 'rb:s1', members: ['m2', 'missing'] },
+          { op: 'sadd', key: 'rb:s1', members: ['m2'] },
+          { op: 'srem', key: 'rb:s1', members: ['m2'] },
+          { op: 'srem', key: 'rb:s2', members: ['only'] },
+          { op: 'sadd', key: 'rb:s3', members: ['new'] },
+        ],
+        after: { 'rb:s1': ['m1', 'm3'], 'rb:s3': ['new'] },
+      },
+      {
+        name: 'deletions of every type, and of a missing key',
+        before: [
+          { op: 'set', key: 'rb:k', value: 'v' },
+          { op: 'hset', key: 'rb:h', fields: { f: '1' } },
+          { op: 'sadd', key: 'rb:s', members: ['m'] },
+        ],
+        batch: [
+          { op: 'hset', key: 'rb:h', fields: { g: '2' } },
+          { op: 'del', key: 'rb:k' },
+          { op: 'del', key: 'rb:h' },
+          { op: 'del', key: 'rb:s' },
+          { op: 'del', key: 'rb:missing' },
+        ],
+        after: {},
+      },
+      {
+        name: 'replaced keys: a new value, a new type, deleted and written again',
+        before: [
+          { op: 'set', key: 'rb:k', value: 'old' },
+          { op: 'hset', key: 'rb:h', fields: { f: '1', g: '2' } },
+          { op: 'sadd', key: 'rb:s', members: ['m'] },
+        ],
+        batch: [
+          { op: 'set', key: 'rb:k', value: 'new' },
+          { op: 'set', key: 'rb:k', value: 'newer' },
+          { op: 'hset', key: 'rb:h', fields: { f: 'changed in place first' } },
+          { op: 'set', key: 'rb:h', value: 'now a string' },
+          { op: 'del', key: 'rb:h' },
+          { op: 'hset', key: 'rb:h', fields: { fresh: '1' } },
+          { op: 'srem', key: 'rb:s', members: ['m'] },
+          { op: 'sadd', key: 'rb:s', members: ['other'] },
+          { op: 'set', key: 'rb:created', value: 'x' },
+        ],
+        after: { 'rb:k': 'newer', 'rb:h': { fresh: '1' }, 'rb:s': ['other'], 'rb:created': 'x' },
+      },
+    ];
+    const guards = { 'rb:str': 'guard', 'rb:text': { f: 'text', big: '9223372036854775807' } };
+    for (const scenario of scenarios) {
+      for (const fail of failing) {
+        await t.test(`${scenario.name}; fails on ${fail.name}`, async (t) => {
+          const reset = async () =>
+            store.apply([...(await store.scan('rb:*')).map((key) => ({ op: 'del' as const, key })), ...setup, ...scenario.before]);
+          await reset();
+          const before = await dump(store, 'rb:*');
+          const heard: string[] = [];
+          const unsubscribe = await store.subscribe(`${ns}:rb`, (m) => heard.push(m));
+          t.teardown(unsubscribe);
+          const batch = [...scenario.batch, { op: 'publish' as const, channel: `${ns}:rb`, message: 'm' }, fail.op as StoreOp];
+          await t.rejects(store.apply(batch), fail.error);
+          if (store.kind === 'memory') {
+            t.same(await dump(store, 'rb:*'), before, 'every key, field and member is as before the batch');
+            await sleep(50);
+            t.same(heard, [], 'nothing is published');
+          } else {
+            t.same(await dump(store, 'rb:*'), { ...guards, ...scenario.after }, 'Redis MULTI keeps the ops before the failure');
+          }
+          await reset();
+          await store.apply(scenario.batch);
+          t.same(await dump(store, 'rb:*'), { ...guards, ...scenario.after }, 'the same batch without the failure applies whole');
+        });
+      }
+    }
   });
 
   await t.test('wrong types are refused like Redis', async (t) => {

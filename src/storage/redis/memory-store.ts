@@ -2,7 +2,10 @@
  * The shared store in process memory, for single-node setups and tests. It
  * mirrors Redis: typed keys (WRONGTYPE errors), empty hashes and sets vanish,
  * HINCRBY on a missing field starts at 0, and publish delivers to subscribers
- * asynchronously. apply() is all-or-nothing (stricter than Redis MULTI).
+ * asynchronously. apply() is all-or-nothing (stricter than Redis MULTI): ops
+ * write in place, logging what they overwrite, and a failing op replays that
+ * log backwards, instead of copying every key a batch touches up front (the
+ * stats flush's cost: docs/performance.md).
  */
 import type { SharedStore, StoreOp } from './store.js';
 
@@ -30,12 +33,60 @@ export function checkOps(ops: StoreOp[]): StoreOp[] {
   });
 }
 
+interface Collections {
+  hash: Map<string, string>;
+  set: Set<string>;
+}
+
 const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
 
-function clone(entry: Entry | undefined): Entry | undefined {
-  if (entry?.type === 'hash') return { type: 'hash', value: new Map(entry.value) };
-  if (entry?.type === 'set') return { type: 'set', value: new Set(entry.value) };
-  return entry;
+/**
+ * What one apply() changed in place, in order, so that a failing op can undo
+ * the batch: replaying the log backwards restores every touched key, field and
+ * member. A key replaced, deleted or created in the batch is logged once, with
+ * the entry it held before; the entry that replaces it is new to the batch, so
+ * its fields and members need no log of their own.
+ */
+class UndoLog {
+  private readonly log: Array<() => void> = [];
+  /** Keys logged whole (created, replaced or deleted by this batch): absent until the first. */
+  private replaced: Set<string> | undefined;
+
+  constructor(private readonly data: Map<string, Entry>) {}
+
+  /** true while the key still holds the entry it held before the batch (its fields and members need logging). */
+  logsIn(key: string): boolean {
+    return this.replaced === undefined || !this.replaced.has(key);
+  }
+
+  /** Puts `entry` under `key` (undefined deletes it), logging the entry it held on the key's first replacement. */
+  replace(key: string, entry: Entry | undefined): void {
+    const data = this.data;
+    if (this.logsIn(key)) {
+      (this.replaced ??= new Set()).add(key);
+      const before = data.get(key);
+      // Fields changed in place before this point were logged against `before` itself, so they come back too.
+      this.log.push(before ? () => data.set(key, before) : () => data.delete(key));
+    }
+    if (entry) data.set(key, entry);
+    else data.delete(key);
+  }
+
+  /** Logs a hash field's current value (or absence) before it changes. */
+  field(hash: Map<string, string>, field: string): void {
+    const before = hash.get(field);
+    this.log.push(before === undefined ? () => hash.delete(field) : () => hash.set(field, before));
+  }
+
+  /** Logs a set member's presence before it changes. */
+  member(set: Set<string>, member: string): void {
+    this.log.push(set.has(member) ? () => set.add(member) : () => set.delete(member));
+  }
+
+  rollBack(): void {
+    for (let i = this.log.length - 1; i >= 0; i--) this.log[i]!();
+    this.log.length = 0;
+  }
 }
 
 /** Redis glob (`*`, `?`, `[a-z]`, `[^x]`, `\` escapes) as an anchored RegExp. */
@@ -104,65 +155,93 @@ export class MemoryStore implements SharedStore {
 
   async apply(ops: StoreOp[]): Promise<void> {
     this.assertOpen();
-    // Ops run against copies of the keys they touch; the copies replace the
-    // originals only once every op succeeded.
-    const staged = new Map<string, Entry | undefined>();
+    const checked = checkOps(ops);
+    const undo = new UndoLog(this.data);
     const published: Array<{ channel: string; message: string }> = [];
-    const load = (key: string) => (staged.has(key) ? staged.get(key) : clone(this.data.get(key)));
-    const typed = <T extends Entry['type']>(key: string, type: T, create: () => Extract<Entry, { type: T }>) => {
-      const entry = load(key) ?? create();
-      if (entry.type !== type) throw new Error(WRONGTYPE);
-      staged.set(key, entry);
-      return entry as Extract<Entry, { type: T }>;
-    };
-    const hash = (key: string) => typed(key, 'hash', () => ({ type: 'hash', value: new Map() })).value;
-    const set = (key: string) => typed(key, 'set', () => ({ type: 'set', value: new Set() })).value;
-    // Like Redis, a hash or set left empty is deleted.
-    const dropIfEmpty = (key: string, size: number) => size === 0 && staged.set(key, undefined);
-
-    for (const op of checkOps(ops)) {
-      switch (op.op) {
-        case 'set': staged.set(op.key, { type: 'string', value: op.value }); break;
-        case 'del': staged.set(op.key, undefined); break;
-        case 'hset': {
-          const h = hash(op.key);
-          for (const [field, value] of Object.entries(op.fields)) h.set(field, value);
-          break;
-        }
-        case 'hdel': {
-          const h = hash(op.key);
-          for (const field of op.fields) h.delete(field);
-          dropIfEmpty(op.key, h.size);
-          break;
-        }
-        case 'hincrby': {
-          const h = hash(op.key);
-          const current = h.get(op.field) ?? '0';
-          if (!/^-?\d+$/.test(current)) throw new Error('ERR hash value is not an integer');
-          const next = Number(current) + op.by;
-          if (!Number.isSafeInteger(next)) throw new Error('ERR increment or decrement would overflow');
-          h.set(op.field, String(next));
-          break;
-        }
-        case 'sadd': {
-          const s = set(op.key);
-          for (const member of op.members) s.add(member);
-          break;
-        }
-        case 'srem': {
-          const s = set(op.key);
-          for (const member of op.members) s.delete(member);
-          dropIfEmpty(op.key, s.size);
-          break;
-        }
-        case 'publish': published.push({ channel: op.channel, message: op.message }); break;
-      }
-    }
-    for (const [key, entry] of staged) {
-      if (entry) this.data.set(key, entry);
-      else this.data.delete(key);
+    try {
+      for (const op of checked) this.run(op, undo, published);
+    } catch (err) {
+      undo.rollBack();
+      throw err;
     }
     if (published.length > 0) setImmediate(() => this.deliver(published));
+  }
+
+  /** One op, written in place; whatever it changes is logged first so that a later failure can undo it. */
+  private run(op: StoreOp, undo: UndoLog, published: Array<{ channel: string; message: string }>): void {
+    const data = this.data;
+    switch (op.op) {
+      case 'set': undo.replace(op.key, { type: 'string', value: op.value }); break;
+      case 'del': if (data.has(op.key)) undo.replace(op.key, undefined); break;
+      case 'hset': {
+        const h = this.writable(op.key, 'hash', undo);
+        for (const field in op.fields) {
+          if (undo.logsIn(op.key)) undo.field(h, field);
+          h.set(field, op.fields[field]!);
+        }
+        break;
+      }
+      case 'hdel': {
+        const h = this.existing(op.key, 'hash');
+        if (!h) break;
+        for (const field of op.fields) {
+          if (!h.has(field)) continue;
+          if (undo.logsIn(op.key)) undo.field(h, field);
+          h.delete(field);
+        }
+        // Like Redis, a hash left empty is deleted.
+        if (h.size === 0) undo.replace(op.key, undefined);
+        break;
+      }
+      case 'hincrby': {
+        const h = this.writable(op.key, 'hash', undo);
+        const current = h.get(op.field) ?? '0';
+        if (!/^-?\d+$/.test(current)) throw new Error('ERR hash value is not an integer');
+        const next = Number(current) + op.by;
+        if (!Number.isSafeInteger(next)) throw new Error('ERR increment or decrement would overflow');
+        if (undo.logsIn(op.key)) undo.field(h, op.field);
+        h.set(op.field, String(next));
+        break;
+      }
+      case 'sadd': {
+        const s = this.writable(op.key, 'set', undo);
+        for (const member of op.members) {
+          if (s.has(member)) continue;
+          if (undo.logsIn(op.key)) undo.member(s, member);
+          s.add(member);
+        }
+        break;
+      }
+      case 'srem': {
+        const s = this.existing(op.key, 'set');
+        if (!s) break;
+        for (const member of op.members) {
+          if (!s.has(member)) continue;
+          if (undo.logsIn(op.key)) undo.member(s, member);
+          s.delete(member);
+        }
+        // Like Redis, a set left empty is deleted.
+        if (s.size === 0) undo.replace(op.key, undefined);
+        break;
+      }
+      case 'publish': published.push({ channel: op.channel, message: op.message }); break;
+    }
+  }
+
+  /** The hash or set a write goes to, or undefined when the key is missing (WRONGTYPE when it holds another type). */
+  private existing<T extends 'hash' | 'set'>(key: string, type: T): Collections[T] | undefined {
+    const entry = this.data.get(key);
+    if (entry && entry.type !== type) throw new Error(WRONGTYPE);
+    return entry?.value as Collections[T] | undefined;
+  }
+
+  /** Like existing(), creating the key (logged as a replacement) when it is missing. */
+  private writable<T extends 'hash' | 'set'>(key: string, type: T, undo: UndoLog): Collections[T] {
+    const found = this.existing(key, type);
+    if (found) return found;
+    const entry = (type === 'hash' ? { type, value: new Map() } : { type, value: new Set() }) as Entry;
+    undo.replace(key, entry);
+    return entry.value as Collections[T];
   }
 
   /** Delivers to whoever is subscribed at delivery time, as a Redis subscriber would see it. */
