@@ -116,7 +116,7 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

@@ -14,6 +14,7 @@ export interface ScrapeState {
   mailboxes: Record<string, number>;
   health: { database: boolean; store: boolean; clickhouse: boolean };
   workerFailures: number;
+  identityCache: { hits: number; misses: number; cleared: number; narrowed: number; entries: number };
 }
 
 export class Metrics {
@@ -95,6 +96,16 @@ export class Metrics {
     gauge('store_up', 'The shared store answers (1) or not (0)', (s) => Number(s.health.store));
     gauge('database_up', 'Postgres answers (1) or not (0)', (s) => Number(s.health.database));
     gauge('clickhouse_up', 'ClickHouse answers (1) or not (0)', (s) => Number(s.health.clickhouse));
+    counter('identity_cache_hits_total', 'Child-key authentications answered from the identity cache', (s) => s.identityCache.hits);
+    counter('identity_cache_misses_total', 'Child-key authentications that read the store (not cached, or too old)', (s) => s.identityCache.misses);
+    const announced = counter(
+      'identity_cache_invalidations_total',
+      'Tenancy announcements from the config channel, by effect: all (cache emptied) or keys (only the keys named dropped)',
+      (s) => s.identityCache.cleared,
+      { scope: 'all' },
+    );
+    counter('identity_cache_invalidations_total', '', (s) => s.identityCache.narrowed, { scope: 'keys' }, announced);
+    gauge('identity_cache_entries', 'Child-key identities held by the identity cache', (s) => s.identityCache.entries);
     counter('actor_worker_failures_total', 'Worker threads that died and were replaced', (s) => s.workerFailures);
     new Gauge({
       name: 'actor_mailbox_depth',

@@ -52,6 +52,11 @@ t.test('metrics move as expected under known traffic', async (t) => {
   t.ok(after.includes('actor_mailbox_depth{actor="workers"}'));
   t.ok(after.includes('nodejs_eventloop_lag_seconds'), 'event-loop lag');
   t.ok(after.includes('outbox_lag_seconds'));
+  for (const series of ['identity_cache_hits_total', 'identity_cache_misses_total', 'identity_cache_entries']) {
+    t.ok(value(after, series)! >= 0, series);
+  }
+  // Announcements of other runs on a shared Redis count too: only the series are checked here.
+  for (const scope of ['all', 'keys']) t.ok(value(after, `identity_cache_invalidations_total{scope="${scope}"}`)! >= 0, scope);
 });
 
 t.test('a flag change flows through the outbox and is counted', async (t) => {

@@ -1,10 +1,13 @@
 import t from 'tap';
+
+type Tap = Parameters<Parameters<typeof t.test>[0]>[0];
 import { IdentityCache } from '../../src/actors/tenancy/identity-cache.js';
 import type { KeyState } from '../../src/actors/tenancy/metadata.js';
 import type { KeyIdentity } from '../../src/actors/tenancy/views.js';
 import { openStore } from '../../src/storage/redis/open.js';
 import { configChange, tenancyKeys } from '../../src/storage/redis/layout.js';
 import { sha256Hex } from '../../src/http/auth.js';
+import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
 import { startTestService, adminToken, internalToken, eventually, type TestService } from '../helpers/harness.js';
 
 const identity = (id: number, masterId: number): KeyIdentity =>
@@ -60,16 +63,92 @@ t.test('IdentityCache: fills, judges on every read, drops what a write touches',
   // Announcements: tenancy kinds (or unreadable messages) empty it; others do not.
   cache.announced(JSON.stringify({ kind: 'features', at: now }));
   t.equal(cache.size, 3);
-  for (const message of [JSON.stringify({ kind: 'quota', at: now }), JSON.stringify({ kind: 'keys', at: now, ids: [1] }), 'not json']) {
+  const cleared = cache.stats.cleared;
+  const empties = [
+    JSON.stringify({ kind: 'quota', at: now }),
+    JSON.stringify({ kind: 'quota', at: now, ids: ['not', 'ids'] }),
+    JSON.stringify({ kind: 'keys', at: now, ids: [1] }),
+    JSON.stringify({ kind: 'masters', at: now, ids: [10] }),
+    'not json',
+  ];
+  for (const message of empties) {
     cache.fill('a', identity(1, 10), state(), cache.generation, now);
     cache.announced(message);
     t.equal(cache.size, 0, message);
   }
+  t.equal(cache.stats.cleared - cleared, empties.length, 'each emptying counted');
+
+  // A quota change names the keys it wrote (by id): only those go.
+  cache.fill('a', identity(1, 10), state(), cache.generation, now);
+  cache.fill('b', identity(2, 10), state(), cache.generation, now);
+  cache.fill('c', identity(3, 11), state(), cache.generation, now);
+  const g2 = cache.generation;
+  cache.announced(JSON.stringify({ kind: 'quota', at: now, ids: [2, 3, 99] }));
+  t.equal(cache.lookup('a', now)?.id, 1, 'a key the flush did not name stays');
+  t.equal(cache.lookup('b', now), undefined);
+  t.equal(cache.lookup('c', now), undefined);
+  t.equal(cache.stats.narrowed, 1);
+  t.not(cache.generation, g2, 'a read racing the announcement is not kept');
+  // The id index follows the entries: a dropped key's id no longer reaches a token refilled under another id.
+  cache.storeWritten([{ op: 'del', key: tenancyKeys.token('a') }]);
+  cache.fill('a', identity(4, 10), state(), cache.generation, now);
+  cache.announced(JSON.stringify({ kind: 'quota', at: now, ids: [1] }));
+  t.equal(cache.lookup('a', now)?.id, 4);
+  const hits = cache.stats.hits;
+  const misses = cache.stats.misses;
+  cache.lookup('a', now);
+  cache.lookup('zz', now);
+  t.same([cache.stats.hits - hits, cache.stats.misses - misses], [1, 1], 'hits and misses counted');
 
   const off = new IdentityCache(0);
   off.fill('a', identity(1, 10), state(), off.generation, now);
   t.equal(off.lookup('a', now), undefined, 'SVC_IDENTITY_CACHE_MS=0: nothing kept');
 });
+
+/** The identity cache's series of /metrics. */
+async function cacheMetrics(svc: TestService) {
+  const text = (await svc.request('GET', '/metrics', { headers: { 'x-internal-token': internalToken } })).text;
+  const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? NaN);
+  return {
+    hits: value('identity_cache_hits_total'),
+    misses: value('identity_cache_misses_total'),
+    emptied: value('identity_cache_invalidations_total{scope="all"}'),
+    narrowed: value('identity_cache_invalidations_total{scope="keys"}'),
+  };
+}
+
+/**
+ * Warms whoami for keys a and b, runs `change` (a quota change of a alone),
+ * waits until the cache has heard it, and checks that b is still answered from
+ * the cache while a is read again with `quotaUsed`. Pub/sub channels are shared
+ * by every Redis db, so another test run's announcement may empty the cache
+ * meanwhile: such an attempt is run again.
+ */
+async function onlyTouchedKeyDropped(
+  t: Tap,
+  svc: TestService,
+  a: string,
+  b: string,
+  change: (attempt: number) => Promise<number>,
+): Promise<void> {
+  const who = async (secret: string) => (await svc.request('GET', '/auth/whoami', { token: secret })).json;
+  for (let attempt = 1; ; attempt++) {
+    for (const secret of [a, b, a, b]) await who(secret);
+    const before = await cacheMetrics(svc);
+    const quotaUsed = await change(attempt);
+    t.ok(await eventually(async () => (await cacheMetrics(svc)).narrowed > before.narrowed), 'the quota change was heard');
+    const whoB = await who(b);
+    const whoA = await who(a);
+    const after = await cacheMetrics(svc);
+    if (after.emptied !== before.emptied && attempt < 5) continue;
+    t.equal(after.emptied, before.emptied, 'nothing emptied the cache');
+    t.equal(whoA.quota_used, quotaUsed, 'the key the change wrote shows its new quota');
+    t.equal(whoB.quota_used, 0, 'the other key is unchanged');
+    t.equal(after.hits - before.hits, 1, 'the other key was answered from the cache');
+    t.equal(after.misses - before.misses, 1, 'the key the change wrote was read again');
+    return;
+  }
+}
 
 async function keyOf(svc: TestService) {
   const m = (await svc.request('POST', '/admin/masters', { token: adminToken, body: { name: 'c', group: 'default' } })).json;
@@ -131,4 +210,37 @@ t.test("whoami through the cache sees another node's change when it is announced
   t.equal((await who()).status, 200, 'unannounced change not seen yet');
   svc.service.clock.advance(60_000);
   t.equal((await who()).status, 401, 'seen once the entry is older than SVC_IDENTITY_CACHE_MS');
+});
+
+t.test('a stats flush drops from the identity cache only the keys it wrote', async (t) => {
+  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: '600000' } });
+  t.teardown(() => svc.stop());
+  const { masterId, secret: a } = await keyOf(svc);
+  const b = (await svc.request('POST', `/admin/masters/${masterId}/keys`, { token: adminToken, body: { name: 'two' } })).json.key_secret as string;
+  await onlyTouchedKeyDropped(t, svc, a, b, async (attempt) => {
+    const flush = await svc.request('POST', '/internal/stats/flush', {
+      headers: { 'x-internal-token': internalToken },
+      body: { keys: [{ token_hash: sha256Hex(a), requests: 1, tokens: 42, last_accessed_at: Math.floor(Date.now() / 1000) }] },
+    });
+    t.same(flush.json, { accepted_keys: 1, accepted_upstream_keys: 0 });
+    return 42 * attempt;
+  });
+});
+
+t.test("another node's quota change drops only the keys it names", async (t) => {
+  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: '600000' } });
+  t.teardown(() => svc.stop());
+  if (!svc.usingRedis) {
+    t.pass('skipped: another node needs a shared Redis');
+    return;
+  }
+  const other = await openStore({ url: svc.config.redisUrl });
+  t.teardown(() => other.close());
+  const { masterId, keyId, secret: a } = await keyOf(svc);
+  const b = (await svc.request('POST', `/admin/masters/${masterId}/keys`, { token: adminToken, body: { name: 'two' } })).json.key_secret as string;
+  await onlyTouchedKeyDropped(t, svc, a, b, async (attempt) => {
+    // Written and announced as another node's relay does (docs/store-layout.md).
+    await other.apply([quotaUsedOp(sha256Hex(a), 7 * attempt), configChange('quota', Date.now(), [keyId])]);
+    return 7 * attempt;
+  });
 });

@@ -2,6 +2,9 @@ import t from 'tap';
 import { sql } from 'slonik';
 import { startTestService, adminToken, internalToken, freshDatabase, eventually, type TestService } from '../helpers/harness.js';
 import { sha256Hex } from '../../src/http/auth.js';
+import { enqueueChange } from '../../src/actors/tenancy/commit.js';
+import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
+import { configChannel, type ConfigChange } from '../../src/storage/redis/layout.js';
 
 async function keyOf(svc: TestService, body: Record<string, unknown> = {}) {
   const m = (await svc.request('POST', '/admin/masters', { token: adminToken, body: { name: 'm', group: 'default' } })).json;
@@ -151,4 +154,30 @@ t.test('quota reset survives restarts: a boundary missed while down is caught up
   const stored = () => second.service.context.store.hget(`tenancy:token:${hash}`, 'quota_used');
   await eventually(async () => (await stored()) === '0');
   t.equal(await stored(), '0');
+});
+
+t.test('a quota change announces, entry by entry, the ids of the keys it wrote', async (t) => {
+  const svc = await startTestService();
+  t.teardown(() => svc.stop());
+  const { store, db } = svc.service.context;
+  const heard: ConfigChange[] = [];
+  const unsubscribe = await store.subscribe(configChannel, (m) => heard.push(JSON.parse(m) as ConfigChange));
+  t.teardown(unsubscribe);
+
+  // Larger than one outbox entry (500 ops): each entry names its own keys, none is left unannounced.
+  const at = 1_000 + Math.floor(Math.random() * 1e9); // tells this change from other runs' on a shared Redis
+  const ids = Array.from({ length: 1203 }, (_, i) => i + 1);
+  const hashOf = (id: number) => `announce-${at}-${id}`;
+  await db.transaction((tx) => enqueueChange(tx, 'quota', at, ids.map((id) => quotaUsedOp(hashOf(id), id)), ids, true));
+  await svc.service.system.ask('outbox', 'kick');
+  const ours = () => heard.filter((c) => c.kind === 'quota' && c.at === at);
+  await eventually(() => ours().length === 3);
+  t.same(ours().map((c) => c.ids), [ids.slice(0, 500), ids.slice(500, 1000), ids.slice(1000)]);
+  t.equal(await store.hget(`tenancy:token:${hashOf(1203)}`, 'quota_used'), '1203');
+
+  // A stats flush names the keys it wrote.
+  const { key, hash } = await keyOf(svc);
+  t.equal((await flush(svc, { keys: [{ token_hash: hash, requests: 1, tokens: 5, last_accessed_at: 0 }] })).status, 200);
+  const named = () => heard.some((c) => c.kind === 'quota' && c.ids?.length === 1 && c.ids[0] === key.id);
+  t.ok(await eventually(named), 'announced with the key id');
 });

@@ -1,12 +1,14 @@
 /**
  * Renders /metrics on the main thread, where the state it reads lives: the
- * log writer, the outbox relay, the mailboxes and the stores' health.
+ * log writer, the outbox relay, the mailboxes, the stores' health and the
+ * identity cache.
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { Metrics, ScrapeState } from '../../metrics/metrics.js';
 import type { ActorSystem } from '../runtime/system.js';
 import type { HealthReport } from '../health/actor.js';
+import type { IdentityCache } from '../tenancy/identity-cache.js';
 
 interface OutboxReport {
   pending: number;
@@ -17,7 +19,7 @@ interface OutboxReport {
   failures: number;
 }
 
-export function metricsActor(metrics: Metrics, system: ActorSystem): ActorDefinition<MainContext> {
+export function metricsActor(metrics: Metrics, system: ActorSystem, identityCache: IdentityCache): ActorDefinition<MainContext> {
   const scrape = async (ctx: MainContext): Promise<ScrapeState> => {
     const mailboxes = system.depths(); // read before asking, so the scrape's own asks are not counted
     const [logs, outbox, health] = await Promise.all([
@@ -34,6 +36,7 @@ export function metricsActor(metrics: Metrics, system: ActorSystem): ActorDefini
       mailboxes,
       health,
       workerFailures: system.workerFailures,
+      identityCache: { ...identityCache.stats, entries: identityCache.size },
     };
   };
   return {

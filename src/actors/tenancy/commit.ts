@@ -19,13 +19,28 @@ export interface Change<T> {
 /** Outbox entries stay small enough for one MULTI each. */
 const CHUNK = 500;
 
-export async function enqueueChange(tx: CommonQueryMethods, kind: string, at: number, ops: StoreOp[], ids?: number[]): Promise<void> {
+/**
+ * Queues a change's store operations, announced on the config channel by the
+ * last entry with `ids` (left out past 1,000: subscribers then assume anything
+ * changed). With `idsPerOp`, ops[i] is the write of ids[i] and every entry
+ * announces the ids of its own ops, so a change of any size names everything
+ * it wrote (a quota change: the keys whose quota_used it set).
+ */
+export async function enqueueChange(
+  tx: CommonQueryMethods,
+  kind: string,
+  at: number,
+  ops: StoreOp[],
+  ids?: number[],
+  idsPerOp = false,
+): Promise<void> {
   if (ops.length === 0) return;
   const entries: StoreOp[][] = [];
   for (let i = 0; i < ops.length; i += CHUNK) {
     const chunk = ops.slice(i, i + CHUNK);
-    const last = i + CHUNK >= ops.length;
-    entries.push(last ? [...chunk, configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined)] : chunk);
+    if (idsPerOp) chunk.push(configChange(kind, at, ids!.slice(i, i + CHUNK)));
+    else if (i + CHUNK >= ops.length) chunk.push(configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined));
+    entries.push(chunk);
   }
   await enqueueEntries(tx, entries);
 }

@@ -8,7 +8,8 @@
  *   batch of operations, and the entries of the tokens and masters they touch
  *   are dropped as the write starts and again when it ends;
  * - other nodes' writes: a tenancy change announced on the config channel
- *   empties the cache;
+ *   empties the cache, except a `quota` change naming its keys (every stats
+ *   flush and quota reset), which drops only those keys;
  * - anything unannounced (a missed message, a hand edit): entries live at most
  *   SVC_IDENTITY_CACHE_MS.
  * A read that raced a change is not kept: every drop advances a generation, and
@@ -26,12 +27,27 @@ interface Entry {
 
 /** Config-channel kinds that change token metadata or master state. */
 const tenancyKinds = new Set(['masters', 'keys', 'quota']);
+/** The kind whose `ids` name every key it changed (docs/store-layout.md): only those are dropped. */
+const quotaKind = 'quota';
 const tokenPrefix = 'tenancy:token:';
 const masterPrefix = 'tenancy:master:';
 
+/** Plain counters for /metrics (the hot path only adds to them). */
+export interface IdentityCacheStats {
+  hits: number;
+  misses: number;
+  /** Announcements that emptied the cache. */
+  cleared: number;
+  /** Announcements that dropped only the keys they named. */
+  narrowed: number;
+}
+
 export class IdentityCache {
   private readonly entries = new Map<string, Entry>();
+  /** Key id -> token hash of every entry, for announcements that name keys by id. */
+  private readonly byKeyId = new Map<number, string>();
   private generationValue = 0;
+  readonly stats: IdentityCacheStats = { hits: 0, misses: 0, cleared: 0, narrowed: 0 };
 
   constructor(
     /** How long an entry may be served without an announced change; 0 disables the cache. */
@@ -58,11 +74,16 @@ export class IdentityCache {
    */
   lookup(tokenHash: string, now: number): KeyIdentity | null | undefined {
     const entry = this.entries.get(tokenHash);
-    if (!entry) return undefined;
-    if (now - entry.filledAt >= this.ttlMs || now < entry.filledAt) {
-      this.entries.delete(tokenHash);
+    if (!entry) {
+      this.stats.misses++;
       return undefined;
     }
+    if (now - entry.filledAt >= this.ttlMs || now < entry.filledAt) {
+      this.drop(tokenHash);
+      this.stats.misses++;
+      return undefined;
+    }
+    this.stats.hits++;
     return keyUsable(entry.state, now) ? entry.identity : null;
   }
 
@@ -70,9 +91,17 @@ export class IdentityCache {
   fill(tokenHash: string, identity: KeyIdentity, state: KeyState, generation: number, now: number): void {
     if (!this.enabled || generation !== this.generationValue) return;
     if (this.entries.size >= this.maxEntries && !this.entries.has(tokenHash)) {
-      this.entries.delete(this.entries.keys().next().value as string); // the oldest fill
+      this.drop(this.entries.keys().next().value as string); // the oldest fill
     }
     this.entries.set(tokenHash, { identity, state, filledAt: now });
+    this.byKeyId.set(identity.id, tokenHash);
+  }
+
+  private drop(tokenHash: string): void {
+    const entry = this.entries.get(tokenHash);
+    if (!entry) return;
+    this.entries.delete(tokenHash);
+    if (this.byKeyId.get(entry.identity.id) === tokenHash) this.byKeyId.delete(entry.identity.id);
   }
 
   /** Drops the entries a batch of store operations touches (call before and after applying it). */
@@ -82,31 +111,49 @@ export class IdentityCache {
     for (const op of ops) {
       if (!('key' in op)) continue;
       if (op.key.startsWith(tokenPrefix)) {
-        this.entries.delete(op.key.slice(tokenPrefix.length));
+        this.drop(op.key.slice(tokenPrefix.length));
         touched = true;
       } else if (op.key.startsWith(masterPrefix)) {
         (masters ??= new Set()).add(Number(op.key.slice(masterPrefix.length)));
         touched = true;
       }
     }
-    if (masters) for (const [hash, e] of this.entries) if (masters.has(e.identity.master_id)) this.entries.delete(hash);
+    if (masters) for (const [hash, e] of this.entries) if (masters.has(e.identity.master_id)) this.drop(hash);
     if (touched) this.generationValue++;
   }
 
-  /** A message of the config channel: a tenancy change from any node empties the cache. */
+  /**
+   * A message of the config channel. A tenancy change from any node empties the
+   * cache, but a quota change names the keys it wrote (by id), and only those
+   * are dropped: the data plane's stats flushes must not cost every whoami its
+   * cache. Anything unreadable is taken for the worst.
+   */
   announced(message: string): void {
-    let kind: unknown;
+    let change: { kind?: unknown; ids?: unknown } | undefined;
     try {
-      kind = (JSON.parse(message) as { kind?: unknown }).kind;
+      change = JSON.parse(message) as { kind?: unknown; ids?: unknown };
     } catch {
-      kind = undefined; // unreadable: assume the worst
+      change = undefined;
     }
+    const kind = change?.kind;
     if (typeof kind === 'string' && !tenancyKinds.has(kind)) return;
+    const ids = change?.ids;
+    if (kind === quotaKind && Array.isArray(ids) && ids.every(Number.isSafeInteger)) {
+      for (const id of ids as number[]) {
+        const hash = this.byKeyId.get(id);
+        if (hash !== undefined) this.drop(hash);
+      }
+      this.generationValue++;
+      this.stats.narrowed++;
+      return;
+    }
     this.clear();
+    this.stats.cleared++;
   }
 
   clear(): void {
     this.entries.clear();
+    this.byKeyId.clear();
     this.generationValue++;
   }
 }

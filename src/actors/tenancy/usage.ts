@@ -53,7 +53,8 @@ export default defineActor({
         };
         if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
         const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
-        await enqueueChange(tx, 'quota', now, quotaOps);
+        // Announced with the ids of the keys written, so caches drop only those.
+        await enqueueChange(tx, 'quota', now, quotaOps, updated.map((u) => u.id), true);
         return { answer, ops: quotaOps.length };
       });
       if (ops > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
@@ -67,7 +68,7 @@ export default defineActor({
         let count = 0;
         for (const type of ['daily', 'weekly', 'monthly']) {
           const rows = await resetQuotas(tx, type, periodStart(type, now)!);
-          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaUsedOp(r.token_hash, 0)));
+          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaUsedOp(r.token_hash, 0)), rows.map((r) => r.id), true);
           count += rows.length;
         }
         return count;

@@ -170,12 +170,12 @@ async function withDirect<T>(mods: Modules, work: (measure: Direct) => Promise<T
       const at = Date.now();
       if (!withOutbox) {
         const updated = await pool.transaction((tx) => storage.applyKeyUsage(tx, items));
-        await store.apply([...updated.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)), configChange('quota', at)]);
+        await store.apply([...updated.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)), configChange('quota', at, updated.map((u) => u.id))]);
         return updated.length;
       }
       const updated = await pool.transaction(async (tx) => {
         const rows = await storage.applyKeyUsage(tx, items);
-        await commit.enqueueChange(tx, 'quota', at, rows.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)));
+        await commit.enqueueChange(tx, 'quota', at, rows.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)), rows.map((u) => u.id), true);
         return rows;
       });
       // What the relay does with those entries.

@@ -245,11 +245,11 @@ export interface KeyUsage {
   last_accessed_at: number;
 }
 
-/** Adds flushed counters to the keys they name; returns each known key's new quota_used. */
+/** Adds flushed counters to the keys they name; returns each known key's id and new quota_used. */
 export async function applyKeyUsage(
   db: CommonQueryMethods,
   items: KeyUsage[],
-): Promise<Array<{ token_hash: string; quota_used: number }>> {
+): Promise<Array<{ id: number; token_hash: string; quota_used: number }>> {
   if (items.length === 0) return [];
   return (await db.any(sql.unsafe`
     UPDATE child_keys k SET
@@ -261,7 +261,7 @@ export async function applyKeyUsage(
                 ${sql.array(items.map((i) => i.tokens), 'int8')}, ${sql.array(items.map((i) => i.last_accessed_at), 'int8')})
       AS v(token_hash, requests, tokens, last)
     WHERE k.token_hash = v.token_hash
-    RETURNING k.token_hash, k.quota_used`)) as Array<{ token_hash: string; quota_used: number }>;
+    RETURNING k.id, k.token_hash, k.quota_used`)) as Array<{ id: number; token_hash: string; quota_used: number }>;
 }
 
 // Flush ids.
