@@ -45,7 +45,10 @@ const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of v
  * the batch: replaying the log backwards restores every touched key, field and
  * member. A key replaced, deleted or created in the batch is logged once, with
  * the entry it held before; the entry that replaces it is new to the batch, so
- * its fields and members need no log of their own.
+ * its fields and members need no log of their own. A field or member of an
+ * entry older than the batch is logged at each change rather than tracked for
+ * a first touch: the backward replay ends on its first value all the same, and
+ * a batch rarely changes one twice.
  */
 class UndoLog {
   private readonly log: Array<() => void> = [];
