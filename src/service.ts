@@ -65,7 +65,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const clock = options.clock ?? new Clock();
   mkdirSync(config.dataDir, { recursive: true });
 
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb });
   const closers: Array<() => Promise<void>> = [() => database.close()];
   try {
     const applied = await migratePostgres(database.pool, root('sql/postgres'));

@@ -24,6 +24,7 @@ export const settingSpecs = {
   internalToken: { env: 'SVC_INTERNAL_STATS_TOKEN', key: 'internal.token', type: 'string', description: 'X-Internal-Token for /internal/*' },
   internalAllowAnonymous: { env: 'SVC_INTERNAL_ALLOW_ANONYMOUS', key: 'internal.allow_anonymous', type: 'bool', default: false, description: 'accept /internal/* without a token when none is configured' },
   databaseUrl: { env: 'SVC_DATABASE_URL', key: 'database.url', type: 'url', schemes: ['postgres:', 'postgresql:'], description: 'Postgres URL; unset: embedded Postgres (PGlite) under SVC_DATA_DIR' },
+  pgliteSharedBuffersMb: { env: 'SVC_PGLITE_SHARED_BUFFERS_MB', key: 'database.embedded_shared_buffers_mb', type: 'int', default: 32, min: 1, description: "embedded Postgres' buffer pool in MB, resident from the start (16 cost 6% more CPU a stats-flush key)" },
   redisUrl: { env: 'SVC_REDIS_URL', key: 'redis.url', type: 'url', schemes: ['redis:', 'rediss:'], description: 'Redis URL; unset: in-process store (single node)' },
   clickhouseUrl: { env: 'SVC_CLICKHOUSE_URL', key: 'clickhouse.url', type: 'url', schemes: ['http:', 'https:'], description: 'ClickHouse HTTP URL; unset: embedded chDB under SVC_DATA_DIR' },
   chdbConnections: { env: 'SVC_CHDB_CONNECTIONS', key: 'clickhouse.embedded_connections', type: 'int', default: 4, min: 1, description: 'connections to embedded chDB; reads run in parallel across them' },

@@ -20,6 +20,13 @@ t.test('defaults of decisions.md', async (t) => {
   t.equal(c.databaseUrl, undefined);
 });
 
+t.test("SVC_PGLITE_SHARED_BUFFERS_MB sizes the embedded Postgres' buffer pool: 32 MB unless set", async (t) => {
+  t.equal(loadConfig({}).pgliteSharedBuffersMb, 32);
+  t.equal(loadConfig({ SVC_PGLITE_SHARED_BUFFERS_MB: '128' }).pgliteSharedBuffersMb, 128);
+  t.throws(() => loadConfig({ SVC_PGLITE_SHARED_BUFFERS_MB: '0' }), /SVC_PGLITE_SHARED_BUFFERS_MB/);
+  t.throws(() => loadConfig({ SVC_PGLITE_SHARED_BUFFERS_MB: '32MB' }), /SVC_PGLITE_SHARED_BUFFERS_MB/);
+});
+
 t.test('a bad value throws one line naming the setting', async (t) => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ SVC_PORT: 'eighty' }, /SVC_PORT/],

@@ -314,3 +314,21 @@ t.test('the service on its embedded stores answers concurrent writes from main t
   const list = await svc.request('GET', `/admin/masters/${master.json.id}/keys?limit=1`, { token: adminToken });
   t.equal(list.json.total, 240);
 });
+
+t.test("PGlite's buffer pool is the setting's size, 32 MB by default (it is resident from the start)", async (t) => {
+  const show = async (url: string) => {
+    const client = new pg.Client({ connectionString: url, query_timeout: QUERY_TIMEOUT_MS });
+    await client.connect();
+    try {
+      return (await client.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]!.shared_buffers;
+    } finally {
+      await client.end();
+    }
+  };
+  t.equal(await show(embedded.url), '32MB');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-embedded-buffers-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const other = await startEmbedded(dir, { sharedBuffersMb: 48 });
+  t.teardown(() => other.stop());
+  t.equal(await show(other.url), '48MB');
+});

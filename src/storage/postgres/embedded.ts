@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { settingSpecs } from '../../config/settings.js';
 import { serveEmbedded } from './embedded-server.js';
 
 export interface EmbeddedPostgres {
@@ -70,7 +71,7 @@ function acquireLock(dir: string): () => void {
 
 export async function startEmbedded(
   dataDir: string,
-  opts: { maxConnections?: number } = {},
+  opts: { maxConnections?: number; sharedBuffersMb?: number } = {},
 ): Promise<EmbeddedPostgres> {
   const dir = path.resolve(dataDir);
   // PGlite creates only the last path segment.
@@ -78,7 +79,11 @@ export async function startEmbedded(
   const release = acquireLock(dir);
   let db: PGlite | undefined;
   try {
-    db = new PGlite({ dataDir: dir });
+    db = new PGlite({
+      dataDir: dir,
+      // PGlite writes its whole buffer pool at start: every MB of it stays resident (Postgres' default is 128).
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffersMb ?? settingSpecs.pgliteSharedBuffersMb.default}MB`],
+    });
     await db.waitReady;
     const server = await serveEmbedded(db, {
       host: '127.0.0.1',

@@ -17,8 +17,12 @@ export async function openDatabase(opts: {
   url?: string;
   dataDir: string;
   maxPoolSize?: number;
+  /** Embedded only: PGlite's buffer pool (default: the setting's). */
+  sharedBuffersMb?: number;
 }): Promise<Database> {
-  const embedded = opts.url ? undefined : await startEmbedded(path.join(opts.dataDir, 'postgres'));
+  const embedded = opts.url
+    ? undefined
+    : await startEmbedded(path.join(opts.dataDir, 'postgres'), { sharedBuffersMb: opts.sharedBuffersMb });
   const url = opts.url ?? embedded!.url;
   let pool: DatabasePool;
   try {
