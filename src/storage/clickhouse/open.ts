@@ -2,7 +2,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClickHouse } from './client.js';
-import { ChdbClickHouse } from './chdb-transport.js';
 import { HttpClickHouse } from './http-transport.js';
 
 export interface OpenClickHouseOptions {
@@ -24,6 +23,8 @@ export async function openClickHouse(opts: OpenClickHouseOptions): Promise<Click
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
   const path = join(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });
+  // Loaded only here: importing chdb maps libchdb (~150 MB resident), which a node on a ClickHouse server never needs.
+  const { ChdbClickHouse } = await import('./chdb-transport.js');
   const ch = new ChdbClickHouse(path, opts.connections ?? 1);
   try {
     await ch.command(`CREATE DATABASE IF NOT EXISTS ${database}`);
