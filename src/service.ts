@@ -73,7 +73,7 @@ export async function startService(config: Config, log: Logger, options: Service
     const identityCache = new IdentityCache(config.identityCacheMs);
     const store = observeWrites(await openStore({ url: config.redisUrl }), (ops) => identityCache.storeWritten(ops));
     closers.unshift(() => store.close());
-    const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections });
+    const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections, dirtyDecayMs: config.chdbDirtyDecayMs });
     closers.unshift(() => clickhouse.close());
     const chApplied = await migrateClickHouse(clickhouse, root('sql/clickhouse'));
     if (chApplied.length) log.info({ applied: chApplied }, 'clickhouse migrations applied');

@@ -28,6 +28,7 @@ export const settingSpecs = {
   redisUrl: { env: 'SVC_REDIS_URL', key: 'redis.url', type: 'url', schemes: ['redis:', 'rediss:'], description: 'Redis URL; unset: in-process store (single node)' },
   clickhouseUrl: { env: 'SVC_CLICKHOUSE_URL', key: 'clickhouse.url', type: 'url', schemes: ['http:', 'https:'], description: 'ClickHouse HTTP URL; unset: embedded chDB under SVC_DATA_DIR' },
   chdbConnections: { env: 'SVC_CHDB_CONNECTIONS', key: 'clickhouse.embedded_connections', type: 'int', default: 4, min: 1, description: 'connections to embedded chDB; reads run in parallel across them' },
+  chdbDirtyDecayMs: { env: 'SVC_CHDB_DIRTY_DECAY_MS', key: 'clickhouse.embedded_dirty_decay_ms', type: 'int', default: 500, min: 0, description: "how long embedded chDB's allocator keeps freed pages before returning them (JE_MALLOC_CONF, when set, wins)" },
   dataDir: { env: 'SVC_DATA_DIR', key: 'data_dir', type: 'string', default: './data', description: 'where embedded engines and the log spool keep their files' },
   modelRegistryUrl: { env: 'SVC_MODEL_REGISTRY_URL', key: 'model_registry.url', type: 'url', schemes: ['http:', 'https:'], description: 'remote model registry source' },
   oauthTokenUrls: { env: 'SVC_OAUTH_TOKEN_URLS', key: 'oauth.token_urls', type: 'string', description: 'token endpoints of the OAuth upstream kinds, overriding the defaults: type=url,type=url' },

@@ -27,6 +27,13 @@ t.test("SVC_PGLITE_SHARED_BUFFERS_MB sizes the embedded Postgres' buffer pool: 3
   t.throws(() => loadConfig({ SVC_PGLITE_SHARED_BUFFERS_MB: '32MB' }), /SVC_PGLITE_SHARED_BUFFERS_MB/);
 });
 
+t.test("SVC_CHDB_DIRTY_DECAY_MS: how long chDB's allocator keeps freed pages, 500 ms unless set", async (t) => {
+  t.equal(loadConfig({}).chdbDirtyDecayMs, 500);
+  t.equal(loadConfig({ SVC_CHDB_DIRTY_DECAY_MS: '0' }).chdbDirtyDecayMs, 0);
+  t.equal(loadConfig({ SVC_CHDB_DIRTY_DECAY_MS: '5000' }).chdbDirtyDecayMs, 5000);
+  t.throws(() => loadConfig({ SVC_CHDB_DIRTY_DECAY_MS: '-1' }), /SVC_CHDB_DIRTY_DECAY_MS/);
+});
+
 t.test('a bad value throws one line naming the setting', async (t) => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ SVC_PORT: 'eighty' }, /SVC_PORT/],

@@ -1,6 +1,8 @@
 /** Picks the transport: a ClickHouse server when a URL is given, else embedded chDB. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { settingSpecs } from '../../config/settings.js';
+import { configureChdbAllocator } from './chdb-allocator.js';
 import type { ClickHouse } from './client.js';
 import { HttpClickHouse } from './http-transport.js';
 
@@ -13,6 +15,8 @@ export interface OpenClickHouseOptions {
   database?: string;
   /** Embedded: connections to the engine, so that reads run in parallel (default 1). */
   connections?: number;
+  /** Embedded: how long the engine's allocator keeps freed pages (default: the setting's). */
+  dirtyDecayMs?: number;
 }
 
 /** Call once per process for the embedded engine (it is a process singleton) and share the result. */
@@ -24,6 +28,7 @@ export async function openClickHouse(opts: OpenClickHouseOptions): Promise<Click
   const path = join(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });
   // Loaded only here: importing chdb maps libchdb (~150 MB resident), which a node on a ClickHouse server never needs.
+  configureChdbAllocator(opts.dirtyDecayMs ?? settingSpecs.chdbDirtyDecayMs.default);
   const { ChdbClickHouse } = await import('./chdb-transport.js');
   const ch = new ChdbClickHouse(path, opts.connections ?? 1);
   try {
