@@ -15,6 +15,12 @@ import { startChild, type Child } from './child.js';
 import { serviceMain } from './paths.js';
 import { readRssBytes } from './rss.js';
 
+/**
+ * The environment the Dockerfile and `npm start` give the service: glibc malloc
+ * serves blocks of 1 MiB and more from their own mappings, returned when freed.
+ */
+export const launcherEnv = { MALLOC_MMAP_THRESHOLD_: '1048576' };
+
 export const benchAdminToken = 'bench-admin-token';
 export const benchInternalToken = 'bench-internal-token';
 
@@ -35,6 +41,7 @@ const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 1000));
 export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-svc-'));
   const vars = {
+    ...launcherEnv,
     SVC_PORT: '0',
     SVC_HOST: '127.0.0.1',
     SVC_DATA_DIR: dataDir,
