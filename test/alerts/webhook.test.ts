@@ -91,7 +91,7 @@ t.test('errors past the threshold in the window: one signed POST with a sample; 
   await logs([rec(502), rec(503), rec(200), rec(404)]);
   t.equal((await state()).count, 2, '5xx count (status >= 500); a 404 without message does not');
   t.equal(received.length, 0, 'not above the threshold yet');
-  await logs([rec(429, { error_message: 'rate limited by upstream', client_ip: '10.0.0.9' })]);
+  await logs([rec(429, { error_message: 'rate limited by upstream', client_ip: '10.0.0.9', note: 'not stored', updatedAt: 'x' })]);
   await settle();
   t.equal(received.length, 1);
   const { headers, body } = received[0]!;
@@ -105,6 +105,7 @@ t.test('errors past the threshold in the window: one signed POST with a sample; 
   t.type(p.sample.id, 'number');
   t.match(p.sample.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.notOk('request_body' in p.sample, 'bodies stay out of notifications');
+  t.notOk('note' in p.sample || 'updatedAt' in p.sample || 'created_at' in p.sample, 'only stored fields, as stored');
 
   // Still above the threshold, but within the cooldown: nothing more is sent.
   await logs(errors(10));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToken, freshDatabase, postgresAvailable, startTestService, type TestService } from '../helpers/harness.js';
@@ -82,6 +82,8 @@ t.test('shutdown while ClickHouse is down spools everything; the next start repl
   breakInserts(first.service.context.clickhouse);
   for (let i = 0; i < 25; i++) await first.request('POST', '/logs', { body: record(i) });
   await first.stop(); // SIGTERM path: flush or spool
+  const files = readdirSync(join(dataDir, 'log-spool'));
+  t.ok(files.length > 0 && files.every((f) => /^\d{12}-\d+\.compact\.ndjson$/.test(f)), `spooled as compact rows (${files.join(', ')})`);
   const second = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true });
   t.teardown(() => second.stop());
   await second.service.system.ask('logs', 'flush');
@@ -115,4 +117,42 @@ t.test('records of any size and script cross the writer buffer boundaries intact
   t.equal(rows.length, 60 + 18, 'every record once');
   t.ok(sent.every((b, i) => stored.get(i) === b), 'single records unchanged');
   t.ok(rows.filter((r) => r.tokens_in >= 1000).every((r) => r.request_body === body(r.tokens_in)), 'batch records unchanged');
+});
+
+t.test('spool files of the earlier object form (and compact ones of another column list) replay after an upgrade', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-spool-old-'));
+  const db = (await postgresAvailable()) ? await freshDatabase() : undefined;
+  t.teardown(async () => {
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const spool = join(dataDir, 'log-spool');
+  mkdirSync(spool, { recursive: true });
+  // As the version before the column list wrote them: JSONEachRow objects, with whatever unknown fields came in.
+  const old = (i: number) => JSON.stringify({ ...record(i), id: 1000 + i, created_at: '2026-11-20 10:00:00.000', unknown_field: 'x' });
+  writeFileSync(join(spool, '000000000001-2.ndjson'), `${old(0)}\n${old(1)}\n`);
+  // A compact file names its own columns, so it replays even if LOG_COLUMNS has changed since.
+  const header = JSON.stringify(['id', 'key_id', 'master_id', 'status_code', 'tokens_in', 'created_at']);
+  writeFileSync(join(spool, '000000000002-1.compact.ndjson'), `${header}\n[1002,5,3,200,2,"2026-11-20 10:00:01.000"]\n`);
+  writeFileSync(join(spool, '000000000003-1.ndjson.tmp'), `${old(9)}\n`); // an unfinished write: never acknowledged
+  const svc = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true, env: { SVC_LOG_FLUSH_MS: '20' } });
+  t.teardown(() => svc.stop());
+  await svc.service.system.ask('logs', 'flush');
+  const ch = svc.service.context.clickhouse;
+  const rows = await ch.query<{ id: number; tokens_in: number; model: string; c: string; u: string }>(
+    'SELECT id, tokens_in, model, toString(created_at) AS c, toString(updated_at) AS u FROM logs ORDER BY id',
+  );
+  t.same(
+    rows,
+    [
+      { id: 1000, tokens_in: 0, model: 'm', c: '2026-11-20 10:00:00.000', u: '2026-11-20 10:00:00.000' },
+      { id: 1001, tokens_in: 1, model: 'm', c: '2026-11-20 10:00:00.000', u: '2026-11-20 10:00:00.000' },
+      { id: 1002, tokens_in: 2, model: '', c: '2026-11-20 10:00:01.000', u: '2026-11-20 10:00:01.000' },
+    ],
+    'both forms replayed once, in order; the unfinished file ignored',
+  );
+  t.same(readdirSync(spool), [], 'the spool is empty again');
+  t.equal((await svc.request('POST', '/logs', { body: record(7) })).status, 202);
+  await svc.service.system.ask('logs', 'flush');
+  t.equal((await ids(ch)).length, 4);
 });

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { adminToken, eventually, startTestService } from '../helpers/harness.js';
+import { LOG_COLUMNS } from '../../src/actors/logs/record.js';
 
 const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '50' } });
 t.teardown(() => svc.stop());
@@ -104,6 +105,49 @@ t.test('ids are unique, increasing and JSON-safe; a record may carry its own cre
   await flush();
   const got = await svc.request('GET', '/admin/logs?key_id=42', admin);
   t.equal(got.json.items[0].createdAt, at);
+});
+
+t.test('the row: declared fields only, absent ones as their defaults, updatedAt equal to createdAt', async (t) => {
+  // Names of row-only columns and unknown fields: none of them reaches the table.
+  const sneaky = { id: 5, created_at: '2020-01-01 00:00:00.000', updated_at: '2020-01-01 00:00:00.000', updatedAt: '2020-01-01T00:00:00Z', deletedAt: 'x', extra: { a: 1 } };
+  const full = await svc.request('POST', '/logs', { body: record({ key_id: 61, ...sneaky }) });
+  const bare = await svc.request('POST', '/logs', { body: { key_id: 62, master_id: 7, status_code: 204, ...sneaky } });
+  const at = '2026-01-02T03:04:05.678Z';
+  const dated = await svc.request('POST', '/logs', { body: { key_id: 63, master_id: 7, status_code: 200, createdAt: at, updated_at: '2020-01-01 00:00:00.000' } });
+  t.same([full.status, bare.status, dated.status], [202, 202, 202]);
+  await flush();
+  const rows = await ch.query<Record<string, unknown>>(
+    "SELECT *, toString(created_at) AS c, toString(updated_at) AS u FROM logs WHERE key_id IN (61, 62, 63) ORDER BY key_id",
+  );
+  t.equal(rows.length, 3);
+  const [f, b, d] = rows as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+  t.match(f, { ...record({ key_id: 61 }), id: full.json.id });
+  t.same(
+    { ...b, created_at: undefined, updated_at: undefined, c: undefined, u: undefined },
+    {
+      id: bare.json.id, key_id: 62, master_id: 7, group: '', model: '', status_code: 204, latency_ms: 0, tokens_in: 0, tokens_out: 0,
+      request_size: 0, response_size: 0, client_ip: '', error_message: '', audit_reason: '', request_body: '', response_body: '',
+      created_at: undefined, updated_at: undefined, c: undefined, u: undefined,
+    },
+    'absent fields are the column defaults; unknown fields are not stored',
+  );
+  for (const r of rows) t.equal(r.u, r.c, 'updated_at is created_at');
+  t.ok(Math.abs(Date.parse(`${String(f.c).replace(' ', 'T')}Z`) - Date.now()) < 60_000, 'the ingestion time, not the sent created_at');
+  t.equal(d.c, '2026-01-02 03:04:05.678', 'createdAt from the client is honoured');
+  const item = (await svc.request('GET', '/admin/logs?key_id=63', admin)).json.items[0];
+  t.equal(item.createdAt, at);
+  t.equal(item.updatedAt, at);
+});
+
+t.test('LOG_COLUMNS are the columns of the logs table, but updated_at (its DEFAULT is created_at)', async (t) => {
+  const cols = await ch.query<{ name: string; default_expression: string }>(
+    "SELECT name, default_expression FROM system.columns WHERE database = currentDatabase() AND table = 'logs' ORDER BY position",
+  );
+  t.same(
+    cols.map((c) => c.name).filter((n) => n !== 'updated_at'),
+    [...LOG_COLUMNS],
+  );
+  t.equal(cols.find((c) => c.name === 'updated_at')?.default_expression, 'created_at');
 });
 
 t.test('request bodies are dropped while log_request_body_enabled is false', async (t) => {

@@ -185,6 +185,39 @@ await t.test('NDJSON insert, defaults, 64-bit numbers', async (t) => {
   await t.rejects(ch.insert('logs; DROP TABLE logs', '{}'), /invalid ClickHouse table name/);
 });
 
+await t.test('JSONCompactEachRow insert over a column list (chDB)', async (t) => {
+  await ch.command(
+    "CREATE TABLE compact_rows (id UInt64, `group` String DEFAULT '', n UInt32 DEFAULT 7, c DateTime64(3, 'UTC') DEFAULT now64(3), " +
+      "u DateTime64(3, 'UTC') DEFAULT c) ENGINE = MergeTree ORDER BY id",
+  );
+  t.teardown(() => ch.command('DROP TABLE compact_rows'));
+  const columns = ['id', 'group', 'c']; // `group` is a keyword: the list must still parse
+  await ch.insert('compact_rows', Buffer.from('[1,"g\\"1","2024-03-01 23:59:59.999"]\n[2,"",  "2024-03-02 00:00:00.000"]\n'), {
+    format: 'JSONCompactEachRow',
+    columns,
+  });
+  await ch.insert('compact_rows', '[3,"h","2024-03-02 00:00:01.000"]', { format: 'JSONCompactEachRow', columns });
+  await ch.insert('compact_rows', Buffer.alloc(0), { format: 'JSONCompactEachRow', columns }); // nothing to do
+  await ch.insert('compact_rows', '{"id":4,"n":1,"c":"2024-03-02 00:00:02.000","u":"2024-03-02 00:00:03.000"}\n', { columns: ['id', 'n', 'c', 'u'] });
+  t.same(
+    await ch.query('SELECT id, `group`, n, toString(c) AS c, toString(u) AS u FROM compact_rows ORDER BY id'),
+    [
+      { id: 1, group: 'g"1', n: 7, c: '2024-03-01 23:59:59.999', u: '2024-03-01 23:59:59.999' },
+      { id: 2, group: '', n: 7, c: '2024-03-02 00:00:00.000', u: '2024-03-02 00:00:00.000' },
+      { id: 3, group: 'h', n: 7, c: '2024-03-02 00:00:01.000', u: '2024-03-02 00:00:01.000' },
+      { id: 4, group: '', n: 1, c: '2024-03-02 00:00:02.000', u: '2024-03-02 00:00:03.000' },
+    ],
+    'values land in the listed columns; the others get their DEFAULT (u = c)',
+  );
+  await t.rejects(ch.insert('compact_rows', '[5,"x"]\n', { format: 'JSONCompactEachRow', columns }), 'a row of the wrong length is refused');
+  await t.rejects(ch.insert('compact_rows', '[5]\n', { format: 'JSONCompactEachRow' }), /needs its column list/);
+  await t.rejects(ch.insert('compact_rows', '[5]\n', { format: 'JSONCompactEachRow', columns: ['id) SELECT 1 --'] }), /invalid ClickHouse column name/);
+  await t.rejects(ch.insert('compact_rows', '[5]\n', { format: 'JSONCompactEachRow', columns: [] }), /must not be empty/);
+  await t.rejects(ch.insert('compact_rows', '5\n', { format: 'CSV' as 'JSONEachRow' }), /unsupported insert format/);
+  const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM compact_rows');
+  t.equal(n, 4, 'refused inserts stored nothing');
+});
+
 await t.test('rollups agree with raw logs after inserts', async (t) => {
   await assertRollupsAgree(t, 'after inserts', 3001);
 });
@@ -336,4 +369,15 @@ t.test('http transport speaks the ClickHouse HTTP protocol (against a fake serve
   t.equal(q.body, ndjson.toString(), 'NDJSON bytes are sent as they are');
   t.equal(q.url.searchParams.get('input_format_skip_unknown_fields'), '1');
   t.equal(q.url.searchParams.get('date_time_input_format'), 'best_effort');
+
+  const rows = Buffer.from('[1,"g"]\n[2,"h"]\n');
+  await http.insert('logs', rows, { format: 'JSONCompactEachRow', columns: ['id', 'group'] });
+  q = seen.at(-1)!;
+  t.equal(q.url.searchParams.get('query'), 'INSERT INTO logs (`id`, `group`) FORMAT JSONCompactEachRow', 'the column list, quoted');
+  t.equal(q.body, rows.toString(), 'compact rows are sent as they are');
+  t.equal(q.url.searchParams.get('input_format_skip_unknown_fields'), '1');
+  const calls = seen.length;
+  await t.rejects(http.insert('logs', rows, { format: 'JSONCompactEachRow' }), /needs its column list/);
+  await t.rejects(http.insert('logs', rows, { format: 'JSONCompactEachRow', columns: ['id`'] }), /invalid ClickHouse column name/);
+  t.equal(seen.length, calls, 'a bad insert never reaches the server');
 });

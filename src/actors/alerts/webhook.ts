@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { IngestObserver } from '../logs/actor.js';
-import type { LogRecord } from '../logs/record.js';
+import { LOG_COLUMNS, type LogRecord } from '../logs/record.js';
 import { readWebhookConfig, recordDelivery } from '../../storage/postgres/alerts.js';
 import { defaultDelivery, postWithRetries, type DeliveryOptions } from './deliver.js';
 import { SlidingCount } from './sliding-count.js';
@@ -29,10 +29,15 @@ export function isLogError(c: WebhookConfig, r: LogRecord): boolean {
     (c.detect_error_message && typeof r.error_message === 'string' && r.error_message !== '');
 }
 
-/** The stored row as a LogRecord again (createdAt in RFC 3339); bodies are left out of notifications. */
+/** The stored fields of a record as a LogRecord again (createdAt in RFC 3339); bodies are left out of notifications. */
 function sampleOf(r: LogRecord): Record<string, unknown> {
-  const { created_at, request_body: _q, response_body: _r, ...rest } = r as Record<string, unknown>;
-  return typeof created_at === 'string' ? { ...rest, createdAt: `${created_at.replace(' ', 'T')}Z` } : rest;
+  const out: Record<string, unknown> = {};
+  for (const c of LOG_COLUMNS) {
+    if (c === 'request_body' || c === 'response_body' || r[c] === undefined) continue;
+    if (c === 'created_at') out.createdAt = `${String(r[c]).replace(' ', 'T')}Z`;
+    else out[c] = r[c];
+  }
+  return out;
 }
 
 export function logWebhook(delivery: DeliveryOptions = defaultDelivery): LogWebhook {

@@ -15,12 +15,15 @@ import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { IdGenerator } from './ids.js';
 import { parseLogBody } from './parse.js';
-import { chTime, toRow, type LogRecord } from './record.js';
+import { chTime, createdAtOf, LOG_COLUMNS, toRow, type LogRecord } from './record.js';
 import { LogWriter } from './writer.js';
 import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
 import type { LogGenerations } from './generations.js';
 
-/** Receives the error-looking records of each accepted request (the log-error webhook plugs in here). */
+/**
+ * Receives the error-looking records of each accepted request (the log-error
+ * webhook plugs in here), each with its stored `id` and `created_at` added.
+ */
 export type IngestObserver = (errors: LogRecord[], accepted: number) => void;
 
 export interface LogsActor extends ActorDefinition<MainContext> {
@@ -108,18 +111,25 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const lines: string[] = new Array(records.length);
         const masters: number[] = new Array(records.length);
         let errors: LogRecord[] | undefined;
+        let id = 0;
         for (let i = 0; i < records.length; i++) {
           const rec = records[i]!;
-          if (rec.status_code >= 400 || rec.error_message) (errors ??= []).push(rec);
+          id = ids.next();
+          const createdAt = createdAtOf(rec, ingestedAt);
+          if (rec.status_code >= 400 || rec.error_message) {
+            rec.id = id;
+            rec.created_at = createdAt;
+            (errors ??= []).push(rec);
+          }
           masters[i] = rec.master_id;
-          lines[i] = JSON.stringify(toRow(rec, ids.next(), ingestedAt, keepBody));
+          lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody));
         }
         const accepted = lines.length === 1 ? writer!.accept(lines[0]!, 1, masters[0]!) : writer!.accept(lines.join('\n'), records.length, masters);
         if (!accepted) {
           throw unavailable('log storage is backed up; retry later', 5);
         }
         if (errors && observers.length) for (const o of observers) o(errors, records.length);
-        return batch ? { accepted: records.length } : { accepted: 1, id: records[0]!.id as number };
+        return batch ? { accepted: records.length } : { accepted: 1, id };
       },
 
       list: async ({ query, principal }: RouteInput, ctx) => {
@@ -175,6 +185,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
       writer = new LogWriter(
         {
           table: 'logs',
+          columns: LOG_COLUMNS,
           batchRecords: ctx.config.logBatchRecords,
           batchBytes: ctx.config.logBatchBytes,
           flushMs: ctx.config.logFlushMs,

@@ -3,6 +3,14 @@
  * one file per batch, named by a sequence number so that they replay in the
  * order they were accepted. A file is written under a temporary name and
  * renamed, so a crash never leaves half a batch under a real name.
+ *
+ * Two forms, told apart by the name, so that files written by an earlier
+ * version still replay after an upgrade:
+ * - `<seq>-<records>.ndjson`: JSONEachRow objects (what versions before the
+ *   column list wrote);
+ * - `<seq>-<records>.compact.ndjson`: a first line holding the JSON array of
+ *   column names, then JSONCompactEachRow arrays over them. The file carries
+ *   its own columns, so it replays even after the column list changes.
  */
 import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
@@ -12,9 +20,12 @@ export interface SpooledBatch {
   file: string;
   bytes: number;
   records: number;
+  /** The file starts with a column-list line (the compact form). */
+  compact: boolean;
 }
 
-const name = (seq: number, records: number): string => `${String(seq).padStart(12, '0')}-${records}.ndjson`;
+const name = (seq: number, records: number, compact: boolean): string =>
+  `${String(seq).padStart(12, '0')}-${records}${compact ? '.compact' : ''}.ndjson`;
 
 export class Spool {
   private readonly files: SpooledBatch[] = [];
@@ -29,10 +40,10 @@ export class Spool {
         unlinkSync(path); // a batch whose write never finished was never acknowledged as spooled
         continue;
       }
-      const m = /^(\d+)-(\d+)\.ndjson$/.exec(f);
+      const m = /^(\d+)-(\d+)(\.compact)?\.ndjson$/.exec(f);
       if (!m) continue;
       const bytes = statSync(path).size;
-      this.files.push({ file: path, bytes, records: Number(m[2]) });
+      this.files.push({ file: path, bytes, records: Number(m[2]), compact: m[3] !== undefined });
       this.bytes += bytes;
       this.seq = Math.max(this.seq, Number(m[1]));
     }
@@ -46,26 +57,38 @@ export class Spool {
     return this.files.reduce((n, f) => n + f.records, 0);
   }
 
-  async append(data: Buffer, records: number): Promise<void> {
-    const file = join(this.dir, name(++this.seq, records));
+  /** Spools a batch: JSONCompactEachRow lines over `columns`, or JSONEachRow objects without them. */
+  async append(data: Buffer, records: number, columns?: readonly string[]): Promise<void> {
+    const compact = columns !== undefined;
+    const file = join(this.dir, name(++this.seq, records, compact));
     const tmp = `${file}.tmp`;
+    const header = compact ? Buffer.from(`${JSON.stringify(columns)}\n`) : undefined;
     const handle = await open(tmp, 'w');
     try {
-      await handle.writeFile(data);
+      if (header) await handle.write(header);
+      await handle.writeFile(data); // from the current position: after the header
       await handle.sync();
     } finally {
       await handle.close();
     }
     await rename(tmp, file);
-    this.files.push({ file, bytes: data.length, records });
-    this.bytes += data.length;
+    const bytes = data.length + (header?.length ?? 0);
+    this.files.push({ file, bytes, records, compact });
+    this.bytes += bytes;
   }
 
-  /** The oldest batch, without removing it. */
-  async peek(): Promise<{ batch: SpooledBatch; data: Buffer } | null> {
+  /** The oldest batch, without removing it: its rows, and their columns for the compact form. */
+  async peek(): Promise<{ batch: SpooledBatch; data: Buffer; columns?: string[] } | null> {
     const batch = this.files[0];
     if (!batch) return null;
-    return { batch, data: await readFile(batch.file) };
+    const data = await readFile(batch.file);
+    if (!batch.compact) return { batch, data };
+    const eol = data.indexOf(0x0a);
+    const columns: unknown = JSON.parse(data.subarray(0, eol < 0 ? data.length : eol).toString('utf8'));
+    if (!Array.isArray(columns) || columns.length === 0 || !columns.every((c) => typeof c === 'string')) {
+      throw new Error(`log spool file ${batch.file} does not start with its column list`);
+    }
+    return { batch, data: eol < 0 ? Buffer.alloc(0) : data.subarray(eol + 1), columns };
   }
 
   /** Removes the oldest batch once it is safely in ClickHouse. */
@@ -76,4 +99,3 @@ export class Spool {
     await unlink(batch.file);
   }
 }
-

@@ -8,10 +8,13 @@
  * caller can answer 503: nothing accepted is ever dropped.
  */
 import type { Logger } from '../../logger.js';
+import type { InsertOptions } from '../../storage/clickhouse/client.js';
 import { Spool } from './spool.js';
 
 export interface WriterOptions {
   table: string;
+  /** The lines are JSON arrays of these columns' values (JSONCompactEachRow); absent: JSON objects (JSONEachRow). */
+  columns?: readonly string[];
   batchRecords: number;
   batchBytes: number;
   flushMs: number;
@@ -21,7 +24,7 @@ export interface WriterOptions {
 }
 
 export interface Inserter {
-  insert(table: string, ndjson: Buffer): Promise<void>;
+  insert(table: string, rows: Buffer, options?: InsertOptions): Promise<void>;
 }
 
 interface Batch {
@@ -29,6 +32,8 @@ interface Batch {
   records: number;
   /** The masters whose records it holds; null when not known (a batch read back from the spool). */
   masters: Set<number> | null;
+  /** The columns of JSONCompactEachRow lines; absent for JSONEachRow objects (and spool files of earlier versions). */
+  columns?: readonly string[];
 }
 
 export interface WriterStats {
@@ -92,8 +97,8 @@ export class LogWriter {
 
   /**
    * Takes NDJSON text holding `records` records of `masters` (no trailing
-   * newline). false: memory and spool are both full; the caller must refuse
-   * with 503.
+   * newline), in the form `columns` says (arrays, or objects without it).
+   * false: memory and spool are both full; the caller must refuse with 503.
    */
   accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; without that much room the waiting lines become a batch first.
@@ -165,7 +170,7 @@ export class LogWriter {
     const handOver = this.lineBytes * 4 >= lines.length * 3;
     const data = handOver ? lines.subarray(0, this.lineBytes) : Buffer.from(lines.subarray(0, this.lineBytes));
     if (handOver) this.lines = undefined;
-    const batch: Batch = { data, records: this.lineRecords, masters: this.lineMasters };
+    const batch: Batch = { data, records: this.lineRecords, masters: this.lineMasters, columns: this.opts.columns };
     this.lineRecords = 0;
     this.lineBytes = 0;
     this.lineMasters = new Set();
@@ -191,7 +196,7 @@ export class LogWriter {
     this.spoolPendingBytes += batch.data.length;
     this.stats.spooled += batch.records;
     this.spoolChain = this.spoolChain
-      .then(() => this.spool.append(batch.data, batch.records))
+      .then(() => this.spool.append(batch.data, batch.records, batch.columns))
       .catch((err: unknown) => {
         // The disk failed too: keep the batch in memory rather than lose it.
         this.log.error({ err }, 'log spool write failed; batch kept in memory');
@@ -219,7 +224,7 @@ export class LogWriter {
       let fromSpool = false;
       const spooled = await this.spool.peek();
       if (spooled) {
-        batch = { data: spooled.data, records: spooled.batch.records, masters: null };
+        batch = { data: spooled.data, records: spooled.batch.records, masters: null, columns: spooled.columns };
         fromSpool = true;
       } else if (this.memory.length > 0) {
         batch = this.memory[0]!;
@@ -228,7 +233,11 @@ export class LogWriter {
       }
       const started = performance.now();
       try {
-        await this.target.insert(this.opts.table, batch.data);
+        await this.target.insert(
+          this.opts.table,
+          batch.data,
+          batch.columns ? { format: 'JSONCompactEachRow', columns: batch.columns } : undefined,
+        );
       } catch (err) {
         this.stats.insertFailures++;
         this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, maxBackoffMs);

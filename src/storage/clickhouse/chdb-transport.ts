@@ -9,7 +9,7 @@
  */
 import { isMainThread } from 'node:worker_threads';
 import { Session } from 'chdb';
-import { assertTableName, INSERT_SETTINGS, type ClickHouse, type QueryParams } from './client.js';
+import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams } from './client.js';
 import { inlineParams } from './literals.js';
 
 /** The engine binds one data directory per process; one instance of this class owns it. */
@@ -50,10 +50,10 @@ export class ChdbClickHouse implements ClickHouse {
     return rows;
   }
 
-  async insert(table: string, ndjson: Buffer | string): Promise<void> {
-    assertTableName(table);
-    if (ndjson.length === 0) return;
-    await this.#run((s) => s.insert({ table, values: ndjson, format: 'JSONEachRow', settings: INSERT_SETTINGS }));
+  async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {
+    const { format, columns } = insertTarget(table, options);
+    if (rows.length === 0) return;
+    await this.#run((s) => s.insert({ table, values: rows, format, ...(columns ? { columns } : {}), settings: INSERT_SETTINGS }));
   }
 
   /** `USE` is connection state in chDB (it sticks for later calls and inserts): set it on every connection. */

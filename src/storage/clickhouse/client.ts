@@ -19,11 +19,13 @@ export interface ClickHouse {
   /** DDL and mutations; no result. */
   command(sql: string, params?: QueryParams): Promise<void>;
   /**
-   * Inserts NDJSON (JSONEachRow) bytes as they are: ClickHouse parses them.
-   * Unknown fields are skipped, omitted ones get their column DEFAULT, and
+   * Inserts line-delimited JSON bytes as they are: ClickHouse parses them.
+   * JSONEachRow (the default): unknown fields are skipped, omitted ones get
+   * their column DEFAULT. JSONCompactEachRow: one array per row, its values in
+   * the order of `columns`; columns not listed get their DEFAULT. Either way
    * DateTime values may be ISO 8601 strings (best-effort parsing).
    */
-  insert(table: string, ndjson: Buffer | string): Promise<void>;
+  insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void>;
   /** SELECT returning rows as objects (JSONEachRow; 64-bit integers as numbers). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /** True when the store answers; never rejects. */
@@ -34,6 +36,31 @@ export interface ClickHouse {
 
 /** The read side alone: what statistics queries need (a cache can stand in for it). */
 export type ClickHouseReader = Pick<ClickHouse, 'query'>;
+
+/** The line-delimited JSON formats an insert takes. */
+export type InsertFormat = 'JSONEachRow' | 'JSONCompactEachRow';
+
+export interface InsertOptions {
+  /** Default JSONEachRow. */
+  format?: InsertFormat;
+  /** INSERT INTO t (columns): required for JSONCompactEachRow, whose rows carry no names. */
+  columns?: readonly string[];
+}
+
+/** The INSERT statement's table and column list, checked: both are spliced into the SQL text. */
+export function insertTarget(table: string, options: InsertOptions = {}): { format: InsertFormat; columns?: readonly string[] } {
+  assertTableName(table);
+  const format = options.format ?? 'JSONEachRow';
+  if (format !== 'JSONEachRow' && format !== 'JSONCompactEachRow') throw new Error(`unsupported insert format: ${String(format)}`);
+  const { columns } = options;
+  if (columns !== undefined) {
+    if (columns.length === 0) throw new Error('an insert column list must not be empty');
+    for (const c of columns) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(c)) throw new Error(`invalid ClickHouse column name: ${JSON.stringify(c)}`);
+  } else if (format === 'JSONCompactEachRow') {
+    throw new Error('a JSONCompactEachRow insert needs its column list');
+  }
+  return columns ? { format, columns } : { format };
+}
 
 /** Settings every NDJSON insert uses, on either transport. */
 export const INSERT_SETTINGS = {

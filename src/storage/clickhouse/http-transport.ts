@@ -1,11 +1,12 @@
 /**
  * ClickHouse over HTTP (@clickhouse/client), with the same semantics as the
  * chDB transport: server-side {name:Type} binding, JSONEachRow, 64-bit
- * integers as JSON numbers, raw NDJSON inserts.
+ * integers as JSON numbers, raw NDJSON inserts (objects, or arrays over a
+ * column list).
  */
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { assertTableName, INSERT_SETTINGS, type ClickHouse, type QueryParams } from './client.js';
+import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams } from './client.js';
 
 export interface HttpClickHouseOptions {
   url: string;
@@ -39,14 +40,14 @@ export class HttpClickHouse implements ClickHouse {
     return rs.json<T>();
   }
 
-  async insert(table: string, ndjson: Buffer | string): Promise<void> {
+  async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {
     this.#open();
-    assertTableName(table);
-    if (ndjson.length === 0) return;
+    const { format, columns } = insertTarget(table, options);
+    if (rows.length === 0) return;
     // client.insert() wants JSON rows as objects; exec() sends our bytes untouched.
     const res = await this.#client.exec({
-      query: `INSERT INTO ${table} FORMAT JSONEachRow`,
-      values: Readable.from([typeof ndjson === 'string' ? Buffer.from(ndjson) : ndjson], { objectMode: false }),
+      query: `INSERT INTO ${table}${columns ? ` (${columns.map((c) => `\`${c}\``).join(', ')})` : ''} FORMAT ${format}`,
+      values: Readable.from([typeof rows === 'string' ? Buffer.from(rows) : rows], { objectMode: false }),
       clickhouse_settings: INSERT_SETTINGS,
     });
     // The socket goes back to the pool only once the (empty) response is read.
