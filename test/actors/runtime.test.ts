@@ -116,6 +116,30 @@ t.test('a main mailbox runs messages in order, one at a time by default', async 
   t.equal(box.depth, 0);
 });
 
+t.test('a handler that answers without awaiting: its value or error, the slot freed at once, order kept', async (t) => {
+  const box = new Mailbox(1);
+  t.equal(await box.post(() => 7), 7);
+  t.equal(box.depth, 0, 'a synchronous answer holds no slot');
+  await t.rejects(box.post(() => {
+    throw new Error('sync failure');
+  }), /sync failure/);
+  t.equal(box.depth, 0);
+  const seen: string[] = [];
+  let release!: () => void;
+  const slow = box.post(async () => {
+    await new Promise<void>((r) => (release = r));
+    seen.push('slow');
+  });
+  const quick = box.post(() => seen.push('quick')); // must wait for the slot, not overtake
+  t.equal(box.depth, 2);
+  t.same(seen, []);
+  release();
+  await Promise.all([slow, quick]);
+  t.same(seen, ['slow', 'quick']);
+  await box.drain();
+  t.equal(box.depth, 0);
+});
+
 t.test('the batcher cuts by count, by bytes and by time, in order', async (t) => {
   const batches: number[][] = [];
   const b = new Batcher<number>({ maxItems: 3, maxBytes: 100, maxDelayMs: 30 }, async (items) => {

@@ -16,6 +16,23 @@ export class Mailbox {
   }
 
   post<R>(work: () => Promise<R> | R): Promise<R> {
+    // A free slot and nothing queued: run now. A handler that answers without
+    // awaiting (POST /logs) then costs one settled promise, not four and a closure.
+    if (this.queue.length === 0 && this.running < this.concurrency) {
+      this.running++;
+      let out: Promise<R> | R;
+      try {
+        out = work();
+      } catch (err) {
+        this.done();
+        return Promise.reject(err);
+      }
+      if (!(out instanceof Promise)) {
+        this.done();
+        return Promise.resolve(out);
+      }
+      return out.finally(() => this.done());
+    }
     return new Promise<R>((resolve, reject) => {
       this.queue.push(async () => {
         try {
@@ -37,16 +54,19 @@ export class Mailbox {
     while (this.running < this.concurrency && this.queue.length > 0) {
       const job = this.queue.shift()!;
       this.running++;
-      void job().finally(() => {
-        this.running--;
-        if (this.depth === 0) {
-          const waiters = this.idleWaiters;
-          this.idleWaiters = [];
-          for (const w of waiters) w();
-        } else {
-          this.pump();
-        }
-      });
+      void job().finally(() => this.done());
+    }
+  }
+
+  /** A message finished: wake the drain waiters, or start the next. */
+  private done(): void {
+    this.running--;
+    if (this.depth === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    } else {
+      this.pump();
     }
   }
 }
