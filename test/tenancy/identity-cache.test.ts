@@ -5,6 +5,7 @@ import { IdentityCache } from '../../src/actors/tenancy/identity-cache.js';
 import type { KeyState } from '../../src/actors/tenancy/metadata.js';
 import type { KeyIdentity } from '../../src/actors/tenancy/views.js';
 import { openStore } from '../../src/storage/redis/open.js';
+import type { SharedStore } from '../../src/storage/redis/store.js';
 import { configChange, tenancyKeys } from '../../src/storage/redis/layout.js';
 import { sha256Hex } from '../../src/http/auth.js';
 import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
@@ -184,15 +185,23 @@ t.test('whoami through the cache sees every change of this node at once', async 
   t.equal((await who()).status, 401, 'revoked');
 });
 
-t.test("whoami through the cache sees another node's change when it is announced, and any change after SVC_IDENTITY_CACHE_MS", async (t) => {
-  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: '60000' } });
+/** A service with the identity cache on, and a store client standing for another node; null (and a pass) without a shared Redis. */
+async function withOtherNode(t: Tap, cacheMs: string): Promise<{ svc: TestService; other: SharedStore } | null> {
+  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: cacheMs } });
   t.teardown(() => svc.stop());
   if (!svc.usingRedis) {
     t.pass('skipped: another node needs a shared Redis');
-    return;
+    return null;
   }
   const other = await openStore({ url: svc.config.redisUrl });
   t.teardown(() => other.close());
+  return { svc, other };
+}
+
+t.test("whoami through the cache sees another node's change when it is announced, and any change after SVC_IDENTITY_CACHE_MS", async (t) => {
+  const nodes = await withOtherNode(t, '60000');
+  if (!nodes) return;
+  const { svc, other } = nodes;
   const { masterId, secret } = await keyOf(svc);
   const who = () => svc.request('GET', '/auth/whoami', { token: secret });
   const token = tenancyKeys.token(sha256Hex(secret));
@@ -228,14 +237,9 @@ t.test('a stats flush drops from the identity cache only the keys it wrote', asy
 });
 
 t.test("another node's quota change drops only the keys it names", async (t) => {
-  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: '600000' } });
-  t.teardown(() => svc.stop());
-  if (!svc.usingRedis) {
-    t.pass('skipped: another node needs a shared Redis');
-    return;
-  }
-  const other = await openStore({ url: svc.config.redisUrl });
-  t.teardown(() => other.close());
+  const nodes = await withOtherNode(t, '600000');
+  if (!nodes) return;
+  const { svc, other } = nodes;
   const { masterId, keyId, secret: a } = await keyOf(svc);
   const b = (await svc.request('POST', `/admin/masters/${masterId}/keys`, { token: adminToken, body: { name: 'two' } })).json.key_secret as string;
   await onlyTouchedKeyDropped(t, svc, a, b, async (attempt) => {
