@@ -110,31 +110,59 @@ export class HttpServer {
     const { route: compiled, params } = lookup.found;
     const limit = compiled.bodyLimit;
 
-    if (!bodyMethods.has(method)) return void this.execute(ex, compiled, params, null);
+    if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
     if (contentLength && Number(contentLength) > limit) {
       return this.fail(ex, compiled.route.path, tooLarge(limit), true);
     }
     readBody(res, limit, (body) => {
       if (body === null) return this.fail(ex, compiled.route.path, tooLarge(limit), true);
-      void this.execute(ex, compiled, params, body);
+      this.execute(ex, compiled, params, body);
     });
   }
 
-  private async execute(ex: Incoming, compiled: CompiledRoute, rawParams: Record<string, string>, body: Buffer | null): Promise<void> {
+  /**
+   * Runs a routed request. The common case (a public or cached principal, no
+   * audit) stays synchronous up to the handler's promise and replies from its
+   * settlement: no async frames or promise-of-promise hops per request.
+   */
+  private execute(ex: Incoming, compiled: CompiledRoute, rawParams: Record<string, string>, body: Buffer | null): void {
     const route = compiled.route;
     try {
       const authenticated = this.ctx.auth.authenticate(route.role, ex.credentials);
-      const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+      if (authenticated instanceof Promise || isAuditedWrite(route, authenticated)) {
+        return void this.executeAsync(ex, compiled, rawParams, body, authenticated);
+      }
+      const result = this.invoke(ex, compiled, rawParams, ex.rawQuery, body, authenticated);
+      if (result instanceof Promise) {
+        result.then(
+          (value) => void this.answer(ex, compiled, value),
+          (err) => this.fail(ex, route.path, err),
+        );
+      } else {
+        this.answer(ex, compiled, result);
+      }
+    } catch (err) {
+      this.fail(ex, route.path, err);
+    }
+  }
+
+  /** Authentication that waits for the store, and audited writes (their state before, then the event). */
+  private async executeAsync(
+    ex: Incoming,
+    compiled: CompiledRoute,
+    rawParams: Record<string, string>,
+    body: Buffer | null,
+    authenticated: Principal | Promise<Principal>,
+  ): Promise<void> {
+    const route = compiled.route;
+    try {
+      const principal = await authenticated;
       const audited = isAuditedWrite(route, principal);
       const before = audited ? await this.readBefore(ex, route, principal) : undefined;
       const result = await this.invoke(ex, compiled, rawParams, ex.rawQuery, body, principal);
-      const reply = result instanceof Reply ? result : null;
-      const status = reply?.status ?? route.success.status;
-      const payload = reply ? reply.body : result;
-      const text = route.produces && (typeof payload === 'string' || Buffer.isBuffer(payload)) ? payload : compiled.serialize(payload);
-      send(ex, status, text, route.produces ?? 'application/json', reply?.headers);
-      this.finish(ex, route.path, status);
-      if (audited) {
+      const status = this.answer(ex, compiled, result);
+      if (audited && status !== null) {
+        const payload = result instanceof Reply ? result.body : result;
         const event: AuditEvent = {
           requestId: ex.requestId, principal, method: route.method, route: route.path, params: rawParams, status,
           before: before ?? null, after: route.method === 'DELETE' ? null : (payload ?? null),
@@ -146,15 +174,32 @@ export class HttpServer {
     }
   }
 
-  /** Validates and runs one route for an authenticated principal; returns what its handler returned. */
-  private async invoke(
+  /** Writes the reply for what a handler returned; its status, or null when serializing failed (answered as an error). */
+  private answer(ex: Incoming, compiled: CompiledRoute, result: unknown): number | null {
+    const route = compiled.route;
+    try {
+      const reply = result instanceof Reply ? result : null;
+      const status = reply?.status ?? route.success.status;
+      const payload = reply ? reply.body : result;
+      const text = route.produces && (typeof payload === 'string' || Buffer.isBuffer(payload)) ? payload : compiled.serialize(payload);
+      send(ex, status, text, route.produces ?? 'application/json', reply?.headers);
+      this.finish(ex, route.path, status);
+      return status;
+    } catch (err) {
+      this.fail(ex, route.path, err);
+      return null;
+    }
+  }
+
+  /** Validates and runs one route for an authenticated principal; returns what its handler returned (a value or a promise). */
+  private invoke(
     ex: Incoming,
     compiled: CompiledRoute,
     rawParams: Record<string, string>,
     rawQuery: string,
     body: Buffer | null,
     principal: Principal,
-  ): Promise<unknown> {
+  ): unknown {
     const route = compiled.route;
     if (isRawRoute(route)) {
       return route.handler(
