@@ -109,7 +109,6 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const ingestedAt = stamp(now);
         const keepBody = flags.log_request_body_enabled;
         const lines: string[] = new Array(records.length);
-        const masters: number[] = new Array(records.length);
         let errors: LogRecord[] | undefined;
         let id = 0;
         for (let i = 0; i < records.length; i++) {
@@ -121,10 +120,13 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
             rec.created_at = createdAt;
             (errors ??= []).push(rec);
           }
-          masters[i] = rec.master_id;
           lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody));
         }
-        const accepted = lines.length === 1 ? writer!.accept(lines[0]!, 1, masters[0]!) : writer!.accept(lines.join('\n'), records.length, masters);
+        // One record (the data plane's usual request) allocates no array of masters.
+        const accepted =
+          lines.length === 1
+            ? writer!.accept(lines[0]!, 1, records[0]!.master_id)
+            : writer!.accept(lines.join('\n'), records.length, records.map((r) => r.master_id));
         if (!accepted) {
           throw unavailable('log storage is backed up; retry later', 5);
         }
