@@ -3,16 +3,14 @@
  * (main thread, one instance per process, as chDB requires) in its own
  * temporary directory, migrated like the service's, taking inserts directly.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { repoPath } from './paths.js';
+import { benchDataDir, repoPath } from './paths.js';
 
 export async function withDirectClickHouse<T>(work: (ch: ClickHouse) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'cp-bench-ch-'));
+  const dir = benchDataDir('cp-bench-ch-');
   try {
     const ch = await openClickHouse({ dataDir: dir });
     try {

@@ -3,18 +3,17 @@
  * started with startEmbedded in a process of its own (pglite-server.ts) in a
  * temporary directory, migrated like the service's, reached with connectPool.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabasePool } from 'slonik';
 import { connectPool } from '../../storage/postgres/pool.js';
 import { migratePostgres } from '../../storage/postgres/migrate.js';
 import { startChild } from './child.js';
-import { repoPath } from './paths.js';
+import { benchDataDir, repoPath } from './paths.js';
 
 export async function withDirectPostgres<T>(work: (pool: DatabasePool, pid: number) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'cp-bench-pg-'));
+  const dir = benchDataDir('cp-bench-pg-');
   try {
     const server = await startChild(fileURLToPath(new URL('./pglite-server.js', import.meta.url)), {}, 120_000, [], [join(dir, 'postgres')]);
     try {

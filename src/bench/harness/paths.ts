@@ -1,4 +1,7 @@
 /** Where the bench finds the built service, the SQL migrations and its results, from dist/src/bench/harness. */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** A path relative to the repository root. */
@@ -12,3 +15,16 @@ export const repoPath = (p: string): string => fileURLToPath(new URL(`../../../.
 export const serviceMain = process.env.BENCH_SERVICE_MAIN ?? repoPath('dist/src/main.js');
 export const resultsDir = repoPath('bench/results');
 export const baselineFile = repoPath('bench/baseline.json');
+
+/**
+ * A fresh directory for a run's stores, removed by the caller. Under
+ * BENCH_DATA_DIR when set, else the system's temporary directory: ClickHouse
+ * creates and deletes dozens of files per insert, and what that costs depends
+ * on the filesystem (docs/performance.md, "The filesystem under the stores"),
+ * so the bench can measure on the disk production uses.
+ */
+export function benchDataDir(prefix: string): string {
+  const parent = process.env.BENCH_DATA_DIR || tmpdir();
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, prefix));
+}

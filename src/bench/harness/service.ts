@@ -8,11 +8,9 @@
  * the one measured, a restart on existing data as a production node runs.
  * Both idle RSS figures are kept.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { startChild, type Child } from './child.js';
-import { serviceMain } from './paths.js';
+import { benchDataDir, serviceMain } from './paths.js';
 import { readRssBytes } from './rss.js';
 
 /**
@@ -39,7 +37,7 @@ export interface BenchService {
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 1000));
 
 export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-svc-'));
+  const dataDir = benchDataDir('cp-bench-svc-');
   const vars = {
     ...launcherEnv,
     SVC_PORT: '0',

@@ -22,12 +22,10 @@
  *    the service does) back to back for the same time, checking that the
  *    request counts agree. Ratio = service answers/s / raw answers/s.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { bearer, call } from '../harness/http.js';
-import { repoPath } from '../harness/paths.js';
+import { benchDataDir, repoPath } from '../harness/paths.js';
 import { okResult, target, type ScenarioResult, type Target } from '../harness/results.js';
 import { benchAdminToken, startService } from '../harness/service.js';
 import { fmt, printTable } from '../harness/table.js';
@@ -224,7 +222,7 @@ function cases(masterKey: string, masterId: number, nowSec: number): Case[] {
 export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] } = {}): Promise<ScenarioResult> {
   const seconds = opts.seconds ?? 10;
   const rows = Number(process.env.BENCH_DASHBOARD_ROWS ?? 20_000_000);
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-dash-'));
+  const dataDir = benchDataDir('cp-bench-dash-');
   try {
     const endSec = Math.floor(Date.now() / 60_000) * 60;
     const seeded = await seed(dataDir, rows, endSec);
