@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,21 @@ function breakInserts(ch: ClickHouse): () => void {
   return () => {
     ch.insert = real;
   };
+}
+
+/**
+ * A data directory and (when Postgres answers) a database that outlive one
+ * service, so that a later start finds what an earlier one left; both are
+ * removed when the test ends.
+ */
+async function lastingStores(t: Test, prefix: string): Promise<{ dataDir: string; databaseUrl: string | undefined }> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const db = (await postgresAvailable()) ? await freshDatabase() : undefined;
+  t.teardown(async () => {
+    await db?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir, databaseUrl: db?.url };
 }
 
 const ids = async (ch: ClickHouse) =>
@@ -72,19 +87,14 @@ t.test('past the disk bound: 503 with Retry-After, never a silent drop', async (
 });
 
 t.test('shutdown while ClickHouse is down spools everything; the next start replays it', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-spool-'));
-  const db = (await postgresAvailable()) ? await freshDatabase() : undefined;
-  t.teardown(async () => {
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const first = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true, env: { SVC_LOG_FLUSH_MS: '5000' } });
+  const { dataDir, databaseUrl } = await lastingStores(t, 'cp-spool-');
+  const first = await startTestService({ dataDir, databaseUrl, keepData: true, env: { SVC_LOG_FLUSH_MS: '5000' } });
   breakInserts(first.service.context.clickhouse);
   for (let i = 0; i < 25; i++) await first.request('POST', '/logs', { body: record(i) });
   await first.stop(); // SIGTERM path: flush or spool
   const files = readdirSync(join(dataDir, 'log-spool'));
   t.ok(files.length > 0 && files.every((f) => /^\d{12}-\d+\.compact\.ndjson$/.test(f)), `spooled as compact rows (${files.join(', ')})`);
-  const second = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true });
+  const second = await startTestService({ dataDir, databaseUrl, keepData: true });
   t.teardown(() => second.stop());
   await second.service.system.ask('logs', 'flush');
   t.same(await ids(second.service.context.clickhouse), Array.from({ length: 25 }, (_, i) => i), 'replayed in full, once');
@@ -120,12 +130,7 @@ t.test('records of any size and script cross the writer buffer boundaries intact
 });
 
 t.test('spool files of the earlier object form (and compact ones of another column list) replay after an upgrade', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-spool-old-'));
-  const db = (await postgresAvailable()) ? await freshDatabase() : undefined;
-  t.teardown(async () => {
-    await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { dataDir, databaseUrl } = await lastingStores(t, 'cp-spool-old-');
   const spool = join(dataDir, 'log-spool');
   mkdirSync(spool, { recursive: true });
   // As the version before the column list wrote them: JSONEachRow objects, with whatever unknown fields came in.
@@ -135,7 +140,7 @@ t.test('spool files of the earlier object form (and compact ones of another colu
   const header = JSON.stringify(['id', 'key_id', 'master_id', 'status_code', 'tokens_in', 'created_at']);
   writeFileSync(join(spool, '000000000002-1.compact.ndjson'), `${header}\n[1002,5,3,200,2,"2026-11-20 10:00:01.000"]\n`);
   writeFileSync(join(spool, '000000000003-1.ndjson.tmp'), `${old(9)}\n`); // an unfinished write: never acknowledged
-  const svc = await startTestService({ dataDir, databaseUrl: db?.url, keepData: true, env: { SVC_LOG_FLUSH_MS: '20' } });
+  const svc = await startTestService({ dataDir, databaseUrl, keepData: true, env: { SVC_LOG_FLUSH_MS: '20' } });
   t.teardown(() => svc.stop());
   await svc.service.system.ask('logs', 'flush');
   const ch = svc.service.context.clickhouse;

@@ -184,18 +184,7 @@ export class MemoryStore implements SharedStore {
         }
         break;
       }
-      case 'hdel': {
-        const h = this.existing(op.key, 'hash');
-        if (!h) break;
-        for (const field of op.fields) {
-          if (!h.has(field)) continue;
-          if (undo.logsIn(op.key)) undo.field(h, field);
-          h.delete(field);
-        }
-        // Like Redis, a hash left empty is deleted.
-        if (h.size === 0) undo.replace(op.key, undefined);
-        break;
-      }
+      case 'hdel': this.removeAll(op.key, 'hash', op.fields, undo); break;
       case 'hincrby': {
         const h = this.writable(op.key, 'hash', undo);
         const current = h.get(op.field) ?? '0';
@@ -215,20 +204,25 @@ export class MemoryStore implements SharedStore {
         }
         break;
       }
-      case 'srem': {
-        const s = this.existing(op.key, 'set');
-        if (!s) break;
-        for (const member of op.members) {
-          if (!s.has(member)) continue;
-          if (undo.logsIn(op.key)) undo.member(s, member);
-          s.delete(member);
-        }
-        // Like Redis, a set left empty is deleted.
-        if (s.size === 0) undo.replace(op.key, undefined);
-        break;
-      }
+      case 'srem': this.removeAll(op.key, 'set', op.members, undo); break;
       case 'publish': published.push({ channel: op.channel, message: op.message }); break;
     }
+  }
+
+  /** HDEL and SREM: removes what is there, logging each removal; like Redis, a hash or set left empty is deleted. */
+  private removeAll(key: string, type: 'hash' | 'set', items: readonly string[], undo: UndoLog): void {
+    const collection = this.existing(key, type);
+    if (!collection) return;
+    const logging = undo.logsIn(key);
+    for (const item of items) {
+      if (!collection.has(item)) continue;
+      if (logging) {
+        if (collection instanceof Map) undo.field(collection, item);
+        else undo.member(collection, item);
+      }
+      collection.delete(item);
+    }
+    if (collection.size === 0) undo.replace(key, undefined);
   }
 
   /** The hash or set a write goes to, or undefined when the key is missing (WRONGTYPE when it holds another type). */
