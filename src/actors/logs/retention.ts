@@ -1,13 +1,13 @@
 /**
  * Log retention: whole day partitions older than log_retention_days are
- * dropped from the raw table and the rollups (cheap, no rewrite; the rollups'
- * coarser grains have month partitions, dropped once the whole month is older); rows
+ * dropped from the raw table and every rollup (cheap, no rewrite; the day
+ * rollups have month partitions, dropped once the whole month is older); rows
  * older than the cutoff that remain are deleted and their rollups rebuilt. Bodies older than log_body_retention_days are emptied (the rest
  * of the record stays). Then, past log_max_records, the oldest rows go first.
  */
 import type { Logger } from '../../logger.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { clearBodies, countLogs, logPartitions, deleteLogs, dropPartition, nthOldest } from '../../storage/clickhouse/logs.js';
+import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest } from '../../storage/clickhouse/logs.js';
 import type { Flags } from '../features/flags.js';
 
 const day = 86_400_000;
@@ -28,8 +28,8 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
   if (flags.log_retention_days > 0) {
     const cutoff = now - flags.log_retention_days * day;
     const cutoffDay = yyyymmdd(cutoff);
-    for (const { table, partition } of await logPartitions(ch)) {
-      // Day partitions (YYYYMMDD) or, for the rollups' coarser grains, month partitions (YYYYMM): only when wholly before the cutoff day.
+    for (const { table, partition } of await dayPartitions(ch)) {
+      // Day partitions (YYYYMMDD) or, for the day rollups, month partitions (YYYYMM): only when wholly before the cutoff day.
       if (partition < cutoffDay.slice(0, partition.length)) {
         await dropPartition(ch, table, partition);
         if (table === 'logs') result.partitions_dropped++;

@@ -4,7 +4,7 @@
  * needs. All values are bound parameters.
  */
 import type { ClickHouse, QueryParams } from './client.js';
-import { deleteLogsSql, rebuildRollupsSql, ROLLUPS_TABLE, type LogsSlice } from './rollups.js';
+import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
 
 export interface LogFilter {
   master_id?: number;
@@ -117,9 +117,9 @@ export async function maxIdOfNode(ch: ClickHouse, node: number): Promise<number>
   return Number(rows[0]?.top ?? 0);
 }
 
-/** Partitions of the raw table (days, YYYYMMDD) and of the rollups (days, or months as YYYYMM for the coarser grains). */
-export async function logPartitions(ch: ClickHouse): Promise<Array<{ table: string; partition: string }>> {
-  const tables = ['logs', ROLLUPS_TABLE];
+/** Day partitions (YYYYMMDD) of the raw table and every rollup. */
+export async function dayPartitions(ch: ClickHouse): Promise<Array<{ table: string; partition: string }>> {
+  const tables = ['logs', ...ROLLUPS.map((r) => r.table)];
   return ch.query<{ table: string; partition: string }>(
     'SELECT DISTINCT table, partition FROM system.parts WHERE database = currentDatabase() AND active AND has({tables:Array(String)}, table) ORDER BY table, partition',
     { tables },

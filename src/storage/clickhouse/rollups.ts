@@ -1,16 +1,8 @@
 /**
- * The rollups of `logs`. They live in one table, `logs_rollups`, one grain per
- * rollup (a grain is a time bucket and a set of dimensions), filled by one
- * materialized view whose GROUPING SETS compute every grain from an inserted
- * block at once: an insert then writes two parts (raw and rollups) rather than
- * one per rollup, and ClickHouse's insert cost is mostly per part. Each grain is
- * also a plain view named as its rollup (`logs_minute`, ...), which readers use.
- *
- * Everything here comes from one description per rollup: the materialized view
- * and backfill (sql/clickhouse/006_one_rollup_table.sql holds the generated
- * text; a test keeps them equal), the per-grain views, and the statements that
- * rebuild a slice after raw logs were deleted, so the aggregation is written in
- * one place.
+ * The rollups of `logs`: one description per rollup, from which come both its
+ * materialized view (sql/clickhouse/001_logs.sql and 003_daily_rollups.sql hold
+ * the generated text; a test keeps them equal) and the statements that rebuild a slice of it after
+ * raw logs were deleted, so the aggregation is written in one place.
  */
 import type { QueryParams } from './client.js';
 
@@ -32,18 +24,12 @@ export interface RollupDim {
 }
 
 export interface Rollup {
-  /** Its value of `logs_rollups.grain`. */
-  grain: string;
-  /** The view readers query: the grain's rows, `bucket` under the name below. */
-  view: string;
-  /** Time bucket column (in the view) and its expression over raw `created_at`. */
+  table: string;
+  mv: string;
+  /** Time bucket column and its expression over raw `created_at`. */
   bucket: { column: string; expr: string };
   dims: readonly RollupDim[];
 }
-
-/** The table every rollup is stored in, and the materialized view filling it. */
-export const ROLLUPS_TABLE = 'logs_rollups';
-export const ROLLUPS_MV = 'logs_rollups_mv';
 
 const same = (x: string) => x;
 /** `group` is a keyword, so the raw column needs quoting wherever it appears. */
@@ -55,28 +41,48 @@ const DIM = {
   group: { name: '`group`', from: 'group', map: same },
   status_class: { name: 'status_class', from: 'status_code', map: (x) => `intDiv(${x}, 100)` },
 } satisfies Record<string, RollupDim>;
-/** Every dimension a grain may keep, in `logs_rollups` column order; a grain without one stores its default there. */
-const ALL_DIMS: readonly RollupDim[] = Object.values(DIM);
-
-const MINUTE = { column: 'minute', expr: 'toStartOfMinute(created_at)' };
-const HOUR = { column: 'hour', expr: 'toStartOfHour(created_at)' };
-const DAY = { column: 'day', expr: 'toStartOfDay(created_at)' };
-const BUCKETS = [MINUTE, HOUR, DAY];
 
 export const ROLLUPS: readonly Rollup[] = [
-  { grain: 'minute', view: 'logs_minute', bucket: MINUTE, dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class] },
-  { grain: 'hourly', view: 'logs_hourly', bucket: HOUR, dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class] },
+  {
+    table: 'logs_minute',
+    mv: 'logs_minute_mv',
+    bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
+    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  {
+    table: 'logs_hourly',
+    mv: 'logs_hourly_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+  },
   // The global rollups keep only what unfiltered reads group by (time and model): 005 dropped group and status class.
-  { grain: 'hourly_global', view: 'logs_hourly_global', bucket: HOUR, dims: [DIM.model] },
+  {
+    table: 'logs_hourly_global',
+    mv: 'logs_hourly_global_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.model],
+  },
   // Day rollups without key_id: ~24x fewer rows than the hourly ones (logs_hourly keeps one row per key, model and hour).
-  { grain: 'daily', view: 'logs_daily', bucket: DAY, dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class] },
-  { grain: 'daily_global', view: 'logs_daily_global', bucket: DAY, dims: [DIM.model] },
+  {
+    table: 'logs_daily',
+    mv: 'logs_daily_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  {
+    table: 'logs_daily_global',
+    mv: 'logs_daily_global_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [DIM.model],
+  },
   // One row per day: an unfiltered 30-day read by day merges 30 latency states instead of thousands (~10x less work).
-  { grain: 'daily_total', view: 'logs_daily_total', bucket: DAY, dims: [] },
+  {
+    table: 'logs_daily_total',
+    mv: 'logs_daily_total_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [],
+  },
 ];
-
-/** The type of `logs_rollups.grain`. */
-export const GRAIN_TYPE = `Enum8(${ROLLUPS.map((r, i) => `'${r.grain}' = ${i + 1}`).join(', ')})`;
 
 /**
  * Aggregates every rollup stores; read them back with sum() and quantilesMerge(0.5, 0.95, 0.99).
@@ -90,87 +96,31 @@ const METRICS = [
   ['latency_sum', 'sum(latency_ms)'],
   ['latency_q', 'quantilesState(0.5, 0.95, 0.99)(latency_ms)'],
 ] as const;
-/** The raw columns METRICS read. */
-const METRIC_INPUTS = ['status_code', 'tokens_in', 'tokens_out', 'latency_ms'];
 
 export const ROLLUP_METRICS: readonly string[] = METRICS.map(([name]) => name);
-const metricsSql = METRICS.map(([name, expr]) => `${expr} AS ${name}`);
 
-/** Every column of a rollup's view, in order. */
+/** Every column of a rollup, in table order. */
 export function rollupColumns(r: Rollup): string[] {
   return [r.bucket.column, ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];
 }
 
-/** Every column of `logs_rollups`, in order. */
-export const ROLLUPS_TABLE_COLUMNS: readonly string[] = ['grain', 'bucket', ...ALL_DIMS.map((d) => d.name), ...ROLLUP_METRICS];
-
-const lines = (items: readonly string[]) => items.map((c) => `  ${c}`).join(',\n');
-
-/** A dimension's expression over raw `logs`, aliased to its rollup name when they differ. */
-const dimOverLogs = (d: RollupDim) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`);
-
-/** One grain's rows aggregated from `logs` (restricted by `where`), in `logs_rollups` columns: what a rebuild inserts. */
-function grainSelect(r: Rollup, where: string): string {
-  const keys = [`'${r.grain}' AS grain`, `${r.bucket.expr} AS bucket`, ...r.dims.map(dimOverLogs)];
-  return [
-    'SELECT',
-    lines([...keys, ...metricsSql]),
-    'FROM logs',
-    `WHERE ${where}`,
-    `GROUP BY ${['bucket', ...r.dims.map((d) => d.name)].join(', ')}`,
-  ].join('\n');
-}
-
-/** The grouping keys of the all-grains select: each bucket and dimension under a `k_` name, so no alias shadows a raw column. */
-const key = (name: string) => `k_${name.replaceAll('`', '')}`;
-const ALL_KEYS = [...BUCKETS.map((b) => b.column), ...ALL_DIMS.map((d) => d.name)];
-
-/**
- * grouping(ALL_KEYS...) of a grain's grouping set: ClickHouse (like the SQL
- * standard) sets one bit per argument, the first the highest, to 1 when that
- * key is not in the set.
- */
-function groupingMask(r: Rollup): number {
-  const inSet = new Set([r.bucket.column, ...r.dims.map((d) => d.name)]);
-  return ALL_KEYS.reduce((mask, k) => mask * 2 + (inSet.has(k) ? 0 : 1), 0);
-}
-
-/** Every grain aggregated from `logs` in one pass (GROUPING SETS), in `logs_rollups` columns: the materialized view and the backfill. */
-export function rollupsSelect(): string {
-  const grain = `transform(grouping(${ALL_KEYS.map(key).join(', ')}), [${ROLLUPS.map(groupingMask).join(', ')}], [${ROLLUPS.map((r) => `'${r.grain}'`).join(', ')}], '') AS grain`;
-  const bucket = `multiIf(${BUCKETS.slice(0, -1).map((b) => `grouping(${key(b.column)}) = 0, ${key(b.column)}`).join(', ')}, ${key(BUCKETS.at(-1)!.column)}) AS bucket`;
-  const inner = [
-    ...BUCKETS.map((b) => `${b.expr} AS ${key(b.column)}`),
-    ...ALL_DIMS.map((d) => `${d.map(ident(d.from))} AS ${key(d.name)}`),
-    ...METRIC_INPUTS,
+/** The rollup's aggregation over `logs`, optionally restricted by `where`. */
+export function rollupSelect(r: Rollup, where?: string): string {
+  const keys = [
+    `${r.bucket.expr} AS ${r.bucket.column}`,
+    ...r.dims.map((d) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`)),
   ];
   return [
     'SELECT',
-    lines([grain, bucket, ...ALL_DIMS.map((d) => `${key(d.name)} AS ${d.name}`), ...metricsSql]),
-    'FROM (',
-    '  SELECT',
-    inner.map((c) => `    ${c}`).join(',\n'),
-    '  FROM logs',
-    ')',
-    'GROUP BY GROUPING SETS (',
-    ROLLUPS.map((r) => `  (${[r.bucket.column, ...r.dims.map((d) => d.name)].map(key).join(', ')})`).join(',\n'),
-    ')',
+    [...keys, ...METRICS.map(([name, expr]) => `${expr} AS ${name}`)].map((c) => `  ${c}`).join(',\n'),
+    'FROM logs',
+    ...(where ? [`WHERE ${where}`] : []),
+    `GROUP BY ${[r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
   ].join('\n');
 }
 
-export function createMvSql(): string {
-  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${ROLLUPS_MV} TO ${ROLLUPS_TABLE} AS\n${rollupsSelect()}`;
-}
-
-/** Fills `logs_rollups` from all of `logs` (run on an empty table, before the materialized view exists). */
-export function backfillSql(): string {
-  return `INSERT INTO ${ROLLUPS_TABLE} (${ROLLUPS_TABLE_COLUMNS.join(', ')})\n${rollupsSelect()}`;
-}
-
-/** The grain's view: its rows of `logs_rollups` with the bucket under the rollup's column name and only its dimensions. */
-export function createViewSql(r: Rollup): string {
-  const cols = [`bucket AS ${r.bucket.column}`, ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];
-  return `CREATE VIEW IF NOT EXISTS ${r.view} AS\nSELECT\n${lines(cols)}\nFROM ${ROLLUPS_TABLE}\nWHERE grain = '${r.grain}'`;
+export function createMvSql(r: Rollup): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${rollupSelect(r)}`;
 }
 
 /** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */
@@ -211,8 +161,8 @@ export function deleteLogsSql(slice: LogsSlice): Statement {
 
 /**
  * Statements that make every rollup agree with `logs` again after the slice was
- * deleted from it: per grain, drop each row that could have held a deleted log
- * (bucket starting before `before`; the slice's filters where the grain has a
+ * deleted from it: per rollup, drop each row that could have held a deleted log
+ * (bucket starting before `before`; the slice's filters where the rollup has a
  * dimension derived from that column, else all of it) and re-aggregate exactly
  * those rows from what remains. Run them in order, right after deleteLogsSql;
  * logs inserted meanwhile into a bucket starting before `before` could be
@@ -222,7 +172,7 @@ export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
   const params = sliceParams(slice);
   const out: Statement[] = [];
   for (const r of ROLLUPS) {
-    const rollupWhere = [`grain = '${r.grain}'`, `bucket < ${BEFORE}`];
+    const rollupWhere = [`${r.bucket.column} < ${BEFORE}`];
     const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
     for (const c of filters(slice)) {
       const dim = r.dims.find((d) => d.from === c);
@@ -230,9 +180,11 @@ export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
       rollupWhere.push(`${dim.name} = ${dim.map(param(c))}`);
       logsWhere.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
     }
-    const columns = ['grain', 'bucket', ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];
-    out.push({ sql: `DELETE FROM ${ROLLUPS_TABLE} WHERE ${rollupWhere.join(' AND ')}`, params });
-    out.push({ sql: `INSERT INTO ${ROLLUPS_TABLE} (${columns.join(', ')})\n${grainSelect(r, logsWhere.join(' AND '))}`, params });
+    out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
+    out.push({
+      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r, logsWhere.join(' AND '))}`,
+      params,
+    });
   }
   return out;
 }
