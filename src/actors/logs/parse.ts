@@ -15,8 +15,11 @@ export interface Parsed {
 
 const maxReportedErrors = 100;
 
+/** NDJSON bodies say so in their Content-Type; anything else is one JSON value. */
+export const isNdjson = (contentType: string): boolean => contentType.toLowerCase().startsWith('application/x-ndjson');
+
 export function parseLogBody(body: Buffer, contentType: string): Parsed {
-  const ndjson = contentType.toLowerCase().startsWith('application/x-ndjson');
+  const ndjson = isNdjson(contentType);
   let values: unknown[];
   let batch = true;
   if (ndjson) {

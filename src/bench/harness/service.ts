@@ -36,7 +36,7 @@ export interface BenchService {
 
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 1000));
 
-export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
+export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = [], main = serviceMain): Promise<BenchService> {
   const dataDir = benchDataDir('cp-bench-svc-');
   const vars = {
     ...launcherEnv,
@@ -51,12 +51,12 @@ export async function startService(env: Record<string, string> = {}, nodeArgs: s
   let child: Child;
   let firstBootRss: number | null;
   try {
-    const first = await startChild(serviceMain, vars, 120_000);
+    const first = await startChild(main, vars, 120_000);
     await settle();
     firstBootRss = readRssBytes(first.pid);
     const code = await first.stop();
     if (code !== 0) throw new Error(`the first boot exited with ${code}:\n${first.lines.slice(-20).join('\n')}`);
-    child = await startChild(serviceMain, vars, 120_000, nodeArgs);
+    child = await startChild(main, vars, 120_000, nodeArgs);
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;

@@ -1,6 +1,7 @@
 /** Log ingestion (the data plane), log pages and deletion (admin), own logs (tenant). */
 import { AppError } from '../../errors.js';
 import { logRecordSchema } from '../../actors/logs/record.js';
+import { isNdjson } from '../../actors/logs/parse.js';
 import { rawRoute, type Route } from '../route.js';
 import { deletedAt, type JSONSchema } from '../schema.js';
 
@@ -67,7 +68,7 @@ export const logRoutes: Route[] = [
     handler: (input, app) => {
       // A single record may be at most 4 MiB; only batches may use the 16 MiB allowance.
       const first = input.body.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
-      const batch = input.contentType.toLowerCase().startsWith('application/x-ndjson') || first === 0x5b;
+      const batch = isNdjson(input.contentType) || first === 0x5b;
       if (!batch && input.body.length > 4 * MiB) {
         throw new AppError('payload_too_large', `a single log record may be at most ${4 * MiB} bytes`, { limit: 4 * MiB });
       }

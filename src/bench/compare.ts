@@ -1,0 +1,101 @@
+/**
+ * npm run bench:compare -- <a/dist/src/main.js> <b/dist/src/main.js> [--rounds N] [--seconds S]:
+ * two builds of the service under ingest-single's load, both up at once, in
+ * interleaved rounds (A then B, then B then A, ...), for changes smaller than
+ * the drift between two runs of `npm run bench` on a shared machine. Reports
+ * per round and as medians: requests/s, CPU a request of the whole service
+ * and of its JS thread (the steadier figure), and B - A per round. Both must
+ * store exactly what they accepted.
+ */
+import { cpuMicros, withCpu, type CpuUsage } from './harness/cpu.js';
+import { runLoad, type LoadOptions } from './harness/load.js';
+import { settleStored, storedLogs } from './harness/log-count.js';
+import { median } from './harness/rounds.js';
+import { startService, type BenchService } from './harness/service.js';
+import { printTable } from './harness/table.js';
+import { singleBodies } from './fixtures/log-records.js';
+
+interface Sample {
+  rps: number;
+  cpu: number;
+  js: number;
+}
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
+};
+const rounds = option('--rounds', 8);
+const seconds = option('--seconds', 5);
+const [mainA, mainB] = args;
+if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0)) {
+  process.stderr.write('usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S]\n');
+  process.exit(2);
+}
+
+const jsThread = (u: CpuUsage): number => u.byThread.find((t) => t.thread === 'node')?.cores ?? 0;
+const load: Omit<LoadOptions, 'base'> = {
+  path: '/logs',
+  headers: { 'content-type': 'application/json' },
+  bodies: singleBodies(64),
+  connections: 100,
+  pipelining: 10,
+  seconds,
+};
+
+async function measure(svc: BenchService): Promise<Sample & { ok: number; failures: number }> {
+  const r = await withCpu(svc.pid, () => runLoad({ ...load, base: svc.base }));
+  const answered = r.value.answered;
+  return {
+    rps: r.value.rps,
+    cpu: cpuMicros(r.server, answered),
+    js: cpuMicros({ ...r.server, cores: jsThread(r.server) }, answered),
+    ok: r.value.ok,
+    failures: r.value.errors + r.value.non2xx + r.value.unanswered,
+  };
+}
+
+const builds: Array<{ name: string; svc?: BenchService; before: number; accepted: number; failures: number; samples: Sample[] }> = [
+  { name: 'A', before: 0, accepted: 0, failures: 0, samples: [] },
+  { name: 'B', before: 0, accepted: 0, failures: 0, samples: [] },
+];
+let code = 0;
+try {
+  builds[0]!.svc = await startService({}, [], mainA);
+  builds[1]!.svc = await startService({}, [], mainB);
+  for (const b of builds) {
+    b.before = await storedLogs(b.svc!.base);
+    b.accepted += (await runLoad({ ...load, base: b.svc!.base, seconds: 2 })).ok;
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
+      const m = await measure(b.svc!);
+      b.accepted += m.ok;
+      b.failures += m.failures;
+      b.samples.push(m);
+    }
+  }
+  const [a, b] = builds as [(typeof builds)[0], (typeof builds)[0]];
+  const stored = await Promise.all(builds.map(async (x) => (await settleStored(x.svc!.base, x.before + x.accepted)).stored - x.before));
+  const med = (x: (typeof builds)[0], k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
+  const diffs = (k: keyof Sample): string => a.samples.map((s, i) => (b.samples[i]![k] - s[k]).toFixed(1)).join(', ');
+  printTable(`compare: ingest-single load, ${rounds} interleaved rounds of ${seconds} s`, [
+    ['A', mainA],
+    ['B', mainB],
+    ['req/s, median A / B', `${Math.round(med(a, 'rps'))} / ${Math.round(med(b, 'rps'))}`],
+    ['service CPU us/request, median A / B', `${med(a, 'cpu')} / ${med(b, 'cpu')}`],
+    ['JS thread CPU us/request, median A / B', `${med(a, 'js')} / ${med(b, 'js')}`],
+    ['service CPU, B - A per round', diffs('cpu')],
+    ['JS thread, B - A per round', diffs('js')],
+    ['errors + non-2xx + unanswered A / B', `${a.failures} / ${b.failures}`],
+    ['stored == accepted A / B', builds.map((x, i) => (stored[i] === x.accepted ? 'yes' : `NO (${stored[i]} of ${x.accepted})`)).join(' / ')],
+  ]);
+  if (builds.some((x, i) => stored[i] !== x.accepted || x.failures > 0)) code = 1;
+} catch (err) {
+  process.stderr.write(`compare failed: ${(err as Error).stack ?? String(err)}\n`);
+  code = 1;
+} finally {
+  for (const b of builds) await b.svc?.stop().catch(() => undefined);
+}
+process.exit(code);
