@@ -14,8 +14,7 @@ import { configChannel } from '../../storage/redis/layout.js';
 import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '../../storage/clickhouse/logs.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { IdGenerator } from './ids.js';
-import { isNdjson, parseLogBody } from './parse.js';
-import { FastRows } from './fast-row.js';
+import { parseLogBody } from './parse.js';
 import { chTime, createdAtOf, LOG_COLUMNS, toRow, type LogRecord } from './record.js';
 import { LogWriter } from './writer.js';
 import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
@@ -55,8 +54,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let flagTimer: NodeJS.Timeout | undefined;
   let retentionTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
-  let lastStamp = { ms: 0, text: '', bytes: Buffer.alloc(0) };
-  const fast = new FastRows();
+  let lastStamp = { ms: 0, text: '' };
   const observers: IngestObserver[] = [];
 
   const refreshFlags = async (ctx: MainContext): Promise<void> => {
@@ -67,76 +65,9 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
     }
   };
 
-  const stamp = (ms: number): { text: string; bytes: Buffer } => {
-    if (ms !== lastStamp.ms) {
-      const text = chTime(ms);
-      lastStamp = { ms, text, bytes: Buffer.from(text, 'latin1') };
-    }
-    return lastStamp;
-  };
-
-  const refused = (): AppError => unavailable('log storage is backed up; retry later', 5);
-
-  /** Tells the observers about the error records of an accepted request. */
-  const observe = (errors: LogRecord[] | undefined, accepted: number): void => {
-    if (errors && observers.length) for (const o of observers) o(errors, accepted);
-  };
-
-  /** The fast path (fast-row.ts): the body's bytes straight to rows; only error records are parsed, for the observers. */
-  const ingestScanned = (now: number): { accepted: number; id?: number } => {
-    const ingestedAt = stamp(now);
-    const rows = fast.rows(ids, ingestedAt.bytes, flags.log_request_body_enabled);
-    const count = fast.count;
-    if (!writer!.accept(rows, count, count === 1 ? fast.masterId(0) : fast.masters())) throw refused();
-    let errors: LogRecord[] | undefined;
-    if (fast.errors > 0) {
-      errors = [];
-      for (let k = 0; k < count; k++) {
-        if (!fast.isError(k)) continue;
-        const rec = JSON.parse(fast.text(k)) as LogRecord;
-        rec.id = fast.id(k);
-        rec.created_at = ingestedAt.text;
-        errors.push(rec);
-      }
-    }
-    observe(errors, count);
-    return fast.batch ? { accepted: count } : { accepted: 1, id: fast.id(0) };
-  };
-
-  /** The general path: parse, validate (a 400 names every bad field), rows. */
-  const ingestParsed = (body: Buffer, ndjson: boolean, now: number): { accepted: number; id?: number } => {
-    let parsed: ReturnType<typeof parseLogBody>;
-    try {
-      parsed = parseLogBody(body, ndjson);
-    } catch (err) {
-      invalid += Number((err as AppError).data?.invalid ?? 1);
-      throw err;
-    }
-    const { records, batch } = parsed;
-    const ingestedAt = stamp(now).text;
-    const keepBody = flags.log_request_body_enabled;
-    const lines: string[] = new Array(records.length);
-    let errors: LogRecord[] | undefined;
-    let id = 0;
-    for (let i = 0; i < records.length; i++) {
-      const rec = records[i]!;
-      id = ids.next();
-      const createdAt = createdAtOf(rec, ingestedAt);
-      if (rec.status_code >= 400 || rec.error_message) {
-        rec.id = id;
-        rec.created_at = createdAt;
-        (errors ??= []).push(rec);
-      }
-      lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody));
-    }
-    // One record (the data plane's usual request) allocates no array of masters.
-    const accepted =
-      lines.length === 1
-        ? writer!.accept(lines[0]!, 1, records[0]!.master_id)
-        : writer!.accept(lines.join('\n'), records.length, records.map((r) => r.master_id));
-    if (!accepted) throw refused();
-    observe(errors, records.length);
-    return batch ? { accepted: records.length } : { accepted: 1, id };
+  const stamp = (ms: number): string => {
+    if (ms !== lastStamp.ms) lastStamp = { ms, text: chTime(ms) };
+    return lastStamp.text;
   };
 
   const filterOf = (q: Record<string, unknown>, masterId?: number): LogFilter => {
@@ -166,8 +97,41 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
     flags: () => flags,
     handlers: {
       ingest: ({ body, contentType }: RawInput, ctx) => {
-        const ndjson = isNdjson(contentType);
-        return fast.scan(body, ndjson) ? ingestScanned(ctx.now()) : ingestParsed(body, ndjson, ctx.now());
+        let parsed: ReturnType<typeof parseLogBody>;
+        try {
+          parsed = parseLogBody(body, contentType);
+        } catch (err) {
+          invalid += Number((err as AppError).data?.invalid ?? 1);
+          throw err;
+        }
+        const { records, batch } = parsed;
+        const now = ctx.now();
+        const ingestedAt = stamp(now);
+        const keepBody = flags.log_request_body_enabled;
+        const lines: string[] = new Array(records.length);
+        let errors: LogRecord[] | undefined;
+        let id = 0;
+        for (let i = 0; i < records.length; i++) {
+          const rec = records[i]!;
+          id = ids.next();
+          const createdAt = createdAtOf(rec, ingestedAt);
+          if (rec.status_code >= 400 || rec.error_message) {
+            rec.id = id;
+            rec.created_at = createdAt;
+            (errors ??= []).push(rec);
+          }
+          lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody));
+        }
+        // One record (the data plane's usual request) allocates no array of masters.
+        const accepted =
+          lines.length === 1
+            ? writer!.accept(lines[0]!, 1, records[0]!.master_id)
+            : writer!.accept(lines.join('\n'), records.length, records.map((r) => r.master_id));
+        if (!accepted) {
+          throw unavailable('log storage is backed up; retry later', 5);
+        }
+        if (errors && observers.length) for (const o of observers) o(errors, records.length);
+        return batch ? { accepted: records.length } : { accepted: 1, id };
       },
 
       list: async ({ query, principal }: RouteInput, ctx) => {

@@ -18,7 +18,8 @@ const maxReportedErrors = 100;
 /** NDJSON bodies say so in their Content-Type; anything else is one JSON value. */
 export const isNdjson = (contentType: string): boolean => contentType.toLowerCase().startsWith('application/x-ndjson');
 
-export function parseLogBody(body: Buffer, ndjson: boolean): Parsed {
+export function parseLogBody(body: Buffer, contentType: string): Parsed {
+  const ndjson = isNdjson(contentType);
   let values: unknown[];
   let batch = true;
   if (ndjson) {

@@ -96,26 +96,19 @@ export class LogWriter {
   }
 
   /**
-   * Takes NDJSON holding `records` records of `masters` (no trailing
-   * newline), as text or UTF-8 bytes, in the form `columns` says (arrays, or
-   * objects without it). false: memory and spool are both full; the caller
-   * must refuse with 503.
+   * Takes NDJSON text holding `records` records of `masters` (no trailing
+   * newline), in the form `columns` says (arrays, or objects without it).
+   * false: memory and spool are both full; the caller must refuse with 503.
    */
-  accept(ndjson: string | Uint8Array, records: number, masters: number | Iterable<number>): boolean {
-    const text = typeof ndjson === 'string';
+  accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; without that much room the waiting lines become a batch first.
-    const room = (text ? ndjson.length * 3 : ndjson.length) + 1;
+    const room = ndjson.length * 3 + 1;
     if (!this.lines || this.lines.length - this.lineBytes < room) {
       this.seal();
       if (!this.lines || this.lines.length < room) this.lines = Buffer.allocUnsafeSlow(Math.max(this.opts.batchBytes, room));
     }
     // Written past the waiting lines, counted only once accepted.
-    let bytes: number;
-    if (text) bytes = this.lines.write(ndjson, this.lineBytes) + 1;
-    else {
-      this.lines.set(ndjson, this.lineBytes);
-      bytes = ndjson.length + 1;
-    }
+    const bytes = this.lines.write(ndjson, this.lineBytes) + 1;
     const held = this.memoryBytes + this.lineBytes + bytes;
     const memoryFull = held > this.opts.memoryBytes;
     const spoolFull = this.spool.bytes + this.spoolPendingBytes + held > this.opts.spoolBytes;
