@@ -8,12 +8,12 @@
  * store exactly what they accepted.
  */
 import { cpuMicros, withCpu, type CpuUsage } from './harness/cpu.js';
-import { runLoad, type LoadOptions } from './harness/load.js';
+import { runLoad } from './harness/load.js';
 import { settleStored, storedLogs } from './harness/log-count.js';
 import { median } from './harness/rounds.js';
 import { startService, type BenchService } from './harness/service.js';
 import { printTable } from './harness/table.js';
-import { singleBodies } from './fixtures/log-records.js';
+import { ingestSingleLoad } from './scenarios/ingest-single.js';
 
 interface Sample {
   rps: number;
@@ -35,14 +35,7 @@ if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0
 }
 
 const jsThread = (u: CpuUsage): number => u.byThread.find((t) => t.thread === 'node')?.cores ?? 0;
-const load: Omit<LoadOptions, 'base'> = {
-  path: '/logs',
-  headers: { 'content-type': 'application/json' },
-  bodies: singleBodies(64),
-  connections: 100,
-  pipelining: 10,
-  seconds,
-};
+const load = ingestSingleLoad(seconds);
 
 async function measure(svc: BenchService): Promise<Sample & { ok: number; failures: number }> {
   const r = await withCpu(svc.pid, () => runLoad({ ...load, base: svc.base }));

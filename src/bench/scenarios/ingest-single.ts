@@ -20,16 +20,19 @@ import type { ScenarioOptions } from './options.js';
 const name = 'ingest-single';
 const warmupSeconds = 2;
 
+/** The scenario's load: one record per request, 100 connections x 10 pipelined (bench:compare uses it too). */
+export const ingestSingleLoad = (seconds: number): Omit<LoadOptions, 'base'> => ({
+  path: '/logs',
+  headers: { 'content-type': 'application/json' },
+  bodies: singleBodies(64),
+  connections: 100,
+  pipelining: 10,
+  seconds,
+});
+
 export async function ingestSingle(opts: ScenarioOptions = {}): Promise<ScenarioResult> {
   const seconds = opts.seconds ?? 10;
-  const load: Omit<LoadOptions, 'base'> = {
-    path: '/logs',
-    headers: { 'content-type': 'application/json' },
-    bodies: singleBodies(64),
-    connections: 100,
-    pipelining: 10,
-    seconds,
-  };
+  const load = ingestSingleLoad(seconds);
 
   let svc: BenchService | undefined;
   let ceiling: Ceiling | undefined;
