@@ -49,14 +49,21 @@ async function measure(svc: BenchService): Promise<Sample & { ok: number; failur
   };
 }
 
-const builds: Array<{ name: string; svc?: BenchService; before: number; accepted: number; failures: number; samples: Sample[] }> = [
-  { name: 'A', before: 0, accepted: 0, failures: 0, samples: [] },
-  { name: 'B', before: 0, accepted: 0, failures: 0, samples: [] },
-];
+interface Build {
+  svc?: BenchService;
+  /** Records already stored before the load (the service's own start-up writes none, but count from here). */
+  before: number;
+  accepted: number;
+  failures: number;
+  samples: Sample[];
+}
+
+const newBuild = (): Build => ({ before: 0, accepted: 0, failures: 0, samples: [] });
+const builds: [Build, Build] = [newBuild(), newBuild()];
 let code = 0;
 try {
-  builds[0]!.svc = await startService({}, [], mainA);
-  builds[1]!.svc = await startService({}, [], mainB);
+  builds[0].svc = await startService({}, [], mainA);
+  builds[1].svc = await startService({}, [], mainB);
   for (const b of builds) {
     b.before = await storedLogs(b.svc!.base);
     b.accepted += (await runLoad({ ...load, base: b.svc!.base, seconds: 2 })).ok;
@@ -69,9 +76,9 @@ try {
       b.samples.push(m);
     }
   }
-  const [a, b] = builds as [(typeof builds)[0], (typeof builds)[0]];
+  const [a, b] = builds;
   const stored = await Promise.all(builds.map(async (x) => (await settleStored(x.svc!.base, x.before + x.accepted)).stored - x.before));
-  const med = (x: (typeof builds)[0], k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
+  const med = (x: Build, k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
   const diffs = (k: keyof Sample): string => a.samples.map((s, i) => (b.samples[i]![k] - s[k]).toFixed(1)).join(', ');
   printTable(`compare: ingest-single load, ${rounds} interleaved rounds of ${seconds} s`, [
     ['A', mainA],
