@@ -1,12 +1,8 @@
 /** Starts the bare uWS ceiling server (ceiling-server.ts) in its own process. */
 import { fileURLToPath } from 'node:url';
-import { startChild } from './child.js';
+import { startChild, type LoadTarget } from './child.js';
 
-export interface Ceiling {
-  pid: number;
-  base: string;
-  stop(): Promise<void>;
-}
+export type Ceiling = LoadTarget;
 
 export async function startCeiling(): Promise<Ceiling> {
   const script = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));

@@ -14,6 +14,13 @@ export interface Child {
   stop(graceMs?: number): Promise<number | null>;
 }
 
+/** A server the bench loads: its process, its address, and how to stop it. */
+export interface LoadTarget {
+  pid: number;
+  base: string;
+  stop(): Promise<void>;
+}
+
 const keptLines = 200;
 
 export function startChild(

@@ -16,20 +16,29 @@ export async function pairedRounds<S, C>(
   ceiling: () => Promise<C>,
   ratio: (s: S, c: C) => number,
 ): Promise<{ rounds: Array<Round<S, C>>; ratio: number }> {
-  const out: Array<Round<S, C>> = [];
-  for (let i = 0; i < rounds; i++) {
-    let s: S;
-    let c: C;
-    if (i % 2 === 0) {
-      c = await ceiling();
-      s = await service();
-    } else {
-      s = await service();
-      c = await ceiling();
-    }
-    out.push({ service: s, ceiling: c, ratio: ratio(s, c) });
-  }
+  const out = (await rotatingRounds<S | C>(rounds, [service, ceiling])).map(([s, c]) => ({
+    service: s as S,
+    ceiling: c as C,
+    ratio: ratio(s as S, c as C),
+  }));
   return { rounds: out, ratio: median(out.map((r) => r.ratio)) };
+}
+
+/**
+ * Every side once per round, the last side first on even rounds and the first
+ * side first on odd ones, so that none always runs first. Results per round,
+ * in the order of `sides`.
+ */
+export async function rotatingRounds<T>(rounds: number, sides: Array<() => Promise<T>>): Promise<T[][]> {
+  const out: T[][] = [];
+  for (let i = 0; i < rounds; i++) {
+    const order = sides.map((_, k) => k);
+    if (i % 2 === 0) order.reverse();
+    const results = new Array<T>(sides.length);
+    for (const k of order) results[k] = await sides[k]!();
+    out.push(results);
+  }
+  return out;
 }
 
 export function median(values: number[]): number {
