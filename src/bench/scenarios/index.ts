@@ -2,6 +2,7 @@
 import type { ScenarioResult } from '../harness/results.js';
 import type { ScenarioOptions } from './options.js';
 import { ingestSingle } from './ingest-single.js';
+import { ingestFloor } from './ingest-floor.js';
 import { ingestBatch } from './ingest-batch.js';
 import { statsFlush } from './stats-flush.js';
 import { dashboards } from './dashboards.js';
@@ -9,6 +10,7 @@ import { whoami } from './whoami.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
+  'ingest-floor': ingestFloor,
   'ingest-batch': ingestBatch,
   'stats-flush': statsFlush,
   whoami,
