@@ -36,8 +36,10 @@ for (const [scenario, recorded] of Object.entries(baseline.ratios)) {
   } else {
     const ok = r.ratio.value >= floor;
     if (!ok) failed++;
-    const change = ((r.ratio.value / recorded.ratio - 1) * 100).toFixed(1);
-    process.stdout.write(`${head}  now ${pct(r.ratio.value).padStart(6)} (${Number(change) >= 0 ? '+' : ''}${change}%, ${r.date})  ${ok ? 'ok' : 'FAIL: regression'}\n`);
+    const change = (r.ratio.value / recorded.ratio - 1) * 100;
+    // Rounded first, so that a change of -0.04% prints as +0.0%, not +-0.0%.
+    const shown = Math.abs(change) < 0.05 ? '+0.0' : `${change > 0 ? '+' : ''}${change.toFixed(1)}`;
+    process.stdout.write(`${head}  now ${pct(r.ratio.value).padStart(6)} (${shown}%, ${r.date})  ${ok ? 'ok' : 'FAIL: regression'}\n`);
   }
 }
 for (const scenario of results.keys()) {
