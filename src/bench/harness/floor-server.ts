@@ -55,19 +55,19 @@ function reply(res: HttpResponse, status: string, requestId: string, body: strin
   res.cork(() => res.writeStatus(status).writeHeader('X-Request-ID', requestId).writeHeader('Content-Type', 'application/json').end(body));
 }
 
-/** One record in, its row in the writer's batch, its id out; null when the body is not a valid single LogRecord. */
-function ingest(body: Buffer): number | null {
+/** One record in, its row in the writer's batch: its id, 'invalid' for a body that is not one LogRecord, 'full' under backpressure. */
+function ingest(body: Buffer): number | 'invalid' | 'full' {
   let rec: unknown;
   try {
     rec = JSON.parse(body.toString('utf8'));
   } catch {
-    return null;
+    return 'invalid';
   }
-  if (!validateLogRecord(rec)) return null;
+  if (!validateLogRecord(rec)) return 'invalid';
   const record = rec as LogRecord;
   const id = ids.next();
   const row = JSON.stringify(toRow(record, id, createdAtOf(record, ingestedAt(Date.now())), true));
-  return writer.accept(row, 1, record.master_id) ? id : null;
+  return writer.accept(row, 1, record.master_id) ? id : 'full';
 }
 
 uWS
@@ -84,7 +84,8 @@ uWS
       if (!last || aborted) return;
       const id = ingest(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       chunks = [];
-      if (id === null) reply(res, '400 Bad Request', requestId, '{"code":"bad_request","message":"not one valid LogRecord"}');
+      if (id === 'invalid') reply(res, '400 Bad Request', requestId, '{"code":"bad_request","message":"not one valid LogRecord"}');
+      else if (id === 'full') reply(res, '503 Service Unavailable', requestId, '{"code":"unavailable","message":"log storage is backed up"}');
       else reply(res, '202 Accepted', requestId, `{"accepted":1,"id":${id}}`);
     });
   })
