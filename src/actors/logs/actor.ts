@@ -15,7 +15,7 @@ import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { IdGenerator } from './ids.js';
 import { parseLogBody } from './parse.js';
-import { chTime, createdAtOf, LOG_COLUMNS, toRow, type LogRecord } from './record.js';
+import { chTime, chTimeCached, createdAtOf, LOG_COLUMNS, toRow, type LogRecord } from './record.js';
 import { LogWriter } from './writer.js';
 import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
 import type { LogGenerations } from './generations.js';
@@ -54,7 +54,6 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let flagTimer: NodeJS.Timeout | undefined;
   let retentionTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
-  let lastStamp = { ms: 0, text: '' };
   const observers: IngestObserver[] = [];
 
   const refreshFlags = async (ctx: MainContext): Promise<void> => {
@@ -65,10 +64,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
     }
   };
 
-  const stamp = (ms: number): string => {
-    if (ms !== lastStamp.ms) lastStamp = { ms, text: chTime(ms) };
-    return lastStamp.text;
-  };
+  const stamp = chTimeCached();
 
   const filterOf = (q: Record<string, unknown>, masterId?: number): LogFilter => {
     const f: LogFilter = {

@@ -46,6 +46,12 @@ export type LogRecord = Record<string, unknown> & {
 /** ClickHouse's DateTime64(3) text form, in UTC: 2026-01-02 03:04:05.678 */
 export const chTime = (ms: number): string => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
 
+/** chTime that formats each millisecond once: every record ingested in the same millisecond shares its text. */
+export function chTimeCached(): (ms: number) => string {
+  let last = { ms: 0, text: '' };
+  return (ms) => (ms === last.ms ? last.text : (last = { ms, text: chTime(ms) }).text);
+}
+
 /**
  * The `logs` columns the service writes, in the order of toRow's arrays (the
  * writer inserts JSONCompactEachRow over this list). `updated_at` is left to

@@ -20,7 +20,7 @@ import { createLogger } from '../../logger.js';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import { IdGenerator } from '../../actors/logs/ids.js';
-import { chTime, createdAtOf, LOG_COLUMNS, toRow, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
+import { chTimeCached, createdAtOf, LOG_COLUMNS, toRow, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
 import { LogWriter } from '../../actors/logs/writer.js';
 import { repoPath } from './paths.js';
 
@@ -48,8 +48,7 @@ const writer = new LogWriter(
 );
 writer.start();
 
-let stamp = { ms: 0, text: '' };
-const ingestedAt = (ms: number): string => (ms === stamp.ms ? stamp.text : (stamp = { ms, text: chTime(ms) }).text);
+const ingestedAt = chTimeCached();
 
 function reply(res: HttpResponse, status: string, requestId: string, body: string): void {
   res.cork(() => res.writeStatus(status).writeHeader('X-Request-ID', requestId).writeHeader('Content-Type', 'application/json').end(body));
