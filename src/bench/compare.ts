@@ -1,7 +1,7 @@
 /**
  * npm run bench:compare -- <a/dist/src/main.js> <b/dist/src/main.js> [--rounds N] [--seconds S]:
  * two builds of the service under ingest-single's load, both up at once, in
- * interleaved rounds (A then B, then B then A, ...), for changes smaller than
+ * interleaved rounds (B then A, then A then B, ...: harness/rounds.ts), for changes smaller than
  * the drift between two runs of `npm run bench` on a shared machine. Reports
  * per round and as medians: requests/s, CPU a request of the whole service
  * and of its JS thread (the steadier figure), and B - A per round. Both must
@@ -9,8 +9,8 @@
  */
 import { cpuMicros, withCpu, type CpuUsage } from './harness/cpu.js';
 import { runLoad } from './harness/load.js';
-import { settleStored, storedLogs } from './harness/log-count.js';
-import { median } from './harness/rounds.js';
+import { storedLogs, storedSince } from './harness/log-count.js';
+import { median, rotatingRounds } from './harness/rounds.js';
 import { startService, type BenchService } from './harness/service.js';
 import { printTable } from './harness/table.js';
 import { ingestSingleLoad } from './scenarios/ingest-single.js';
@@ -68,16 +68,17 @@ try {
     b.before = await storedLogs(b.svc!.base);
     b.accepted += (await runLoad({ ...load, base: b.svc!.base, seconds: 2 })).ok;
   }
-  for (let round = 0; round < rounds; round++) {
-    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
-      const m = await measure(b.svc!);
+  const measured = await rotatingRounds(rounds, builds.map((b) => () => measure(b.svc!)));
+  for (const round of measured) {
+    round.forEach((m, i) => {
+      const b = builds[i]!;
       b.accepted += m.ok;
       b.failures += m.failures;
       b.samples.push(m);
-    }
+    });
   }
   const [a, b] = builds;
-  const stored = await Promise.all(builds.map(async (x) => (await settleStored(x.svc!.base, x.before + x.accepted)).stored - x.before));
+  const stored = await Promise.all(builds.map((x) => storedSince(x.svc!.base, x.before, x.accepted)));
   const med = (x: Build, k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
   const diffs = (k: keyof Sample): string => a.samples.map((s, i) => (b.samples[i]![k] - s[k]).toFixed(1)).join(', ');
   printTable(`compare: ingest-single load, ${rounds} interleaved rounds of ${seconds} s`, [

@@ -41,3 +41,8 @@ export async function settleStored(
   );
   return { stored: r.value, reached: r.value === expected, at: firstAt };
 }
+
+/** How many records were stored since the count was `before`, once `accepted` more are in or the count stops moving. */
+export async function storedSince(base: string, before: number, accepted: number): Promise<number> {
+  return (await settleStored(base, before + accepted)).stored - before;
+}

@@ -11,7 +11,7 @@ import { startCeiling, type Ceiling } from '../harness/ceiling.js';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { startFloor, type Floor } from '../harness/floor.js';
 import { runLoad, type LoadResult } from '../harness/load.js';
-import { settleStored, storedLogs } from '../harness/log-count.js';
+import { storedLogs, storedSince } from '../harness/log-count.js';
 import { okResult, target, type ScenarioResult } from '../harness/results.js';
 import { median, rotatingRounds } from '../harness/rounds.js';
 import { sampleRss } from '../harness/rss.js';
@@ -47,10 +47,7 @@ export async function ingestFloor(opts: ScenarioOptions = {}): Promise<ScenarioR
     );
     const [svcRss, floorRss] = rss.map((r) => r.stop());
     const accepted = [0, 1].map((k) => warm[k]!.ok + measured.reduce((n, r) => n + r[k]!.value.ok, 0));
-    const stored = [
-      (await settleStored(s.base, before[0]! + accepted[0]!)).stored - before[0]!,
-      (await settleStored(f.base, before[1]! + accepted[1]!)).stored - before[1]!,
-    ];
+    const stored = [await storedSince(s.base, before[0]!, accepted[0]!), await storedSince(f.base, before[1]!, accepted[1]!)];
 
     const rounds = measured.map(([sv, fl, ce]) => ({
       service_rps: sv!.value.rps,

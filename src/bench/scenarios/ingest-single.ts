@@ -8,7 +8,7 @@
 import { startCeiling, type Ceiling } from '../harness/ceiling.js';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { runLoad, type LoadOptions } from '../harness/load.js';
-import { settleStored, storedLogs } from '../harness/log-count.js';
+import { storedLogs, storedSince } from '../harness/log-count.js';
 import { okResult, target, type ScenarioResult } from '../harness/results.js';
 import { median, pairedRounds } from '../harness/rounds.js';
 import { sampleRss } from '../harness/rss.js';
@@ -56,7 +56,7 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
     const runs = paired.rounds.map((r) => r.service.value);
     // The writer holds records for up to logs.flush_ms: wait for the count to settle.
     const accepted = warm.ok + runs.reduce((n, r) => n + r.ok, 0);
-    const stored = (await settleStored(s.base, before + accepted)).stored - before;
+    const stored = await storedSince(s.base, before, accepted);
 
     const ratio = paired.ratio;
     const rounds = paired.rounds.map((r) => ({
