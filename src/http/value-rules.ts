@@ -81,9 +81,19 @@ export function dateTimeMs(s: string): number {
   return ms >= MIN_DATE_TIME_MS && ms <= MAX_DATE_TIME_MS ? ms : NaN;
 }
 
+/**
+ * The format check and formatMinimum and friends (compare(value, limit), once
+ * per limit) would parse a log record's `createdAt` three times: the last value
+ * parsed and every limit (schema constants) are remembered.
+ */
+let lastText = '';
+let lastMs = NaN;
+const limits = new Map<string, number>();
+const cachedMs = (s: string): number => (s === lastText ? lastMs : ((lastText = s), (lastMs = dateTimeMs(s))));
 const compareDateTimes = (a: string, b: string): number | undefined => {
-  const x = dateTimeMs(a);
-  const y = dateTimeMs(b);
+  const x = cachedMs(a);
+  let y = limits.get(b);
+  if (y === undefined) limits.set(b, (y = dateTimeMs(b)));
   return Number.isNaN(x) || Number.isNaN(y) ? undefined : x - y;
 };
 
@@ -162,7 +172,7 @@ const keywords: (KeywordDefinition | FuncKeywordDefinition)[] = [
 /** Installs the rules' keywords and the date-time format on an ajv instance. */
 export function addValueRules(ajv: Ajv): Ajv {
   for (const k of keywords) ajv.addKeyword(k);
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(dateTimeMs(s)), compare: compareDateTimes });
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(cachedMs(s)), compare: compareDateTimes });
   return ajv;
 }
 
