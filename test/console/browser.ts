@@ -70,6 +70,7 @@ export async function openConsole(browser: Browser, base: string, role: string):
     cp.errors.push(msg.text());
   });
   page.on('pageerror', (err) => cp.errors.push(`uncaught: ${err.message}`));
+  page.on('crash', () => cp.errors.push('the page crashed'));
   context.on('request', (req) => {
     const url = new URL(req.url());
     if (url.protocol === 'data:') return;

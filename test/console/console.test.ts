@@ -30,6 +30,9 @@ async function withPage(t: { same(found: unknown, wanted: unknown, message: stri
   const cp = await openConsole(browser as Exclude<typeof browser, string>, svc.base, role);
   try {
     await run(cp);
+  } catch (err) {
+    await screenshot(cp.page, `failed-${cp.view}`).catch(() => undefined);
+    throw err;
   } finally {
     t.same(cp.errors, [], 'no console error in the page');
     t.same(cp.foreign, [], 'no request to another origin');

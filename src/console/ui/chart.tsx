@@ -21,8 +21,10 @@ export interface Marker {
 
 const palette = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#ec4899', '#14b8a6', '#84cc16', '#f97316', '#6366f1'];
 
-export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped }: {
+export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped, range }: {
   x: number[];
+  /** The window shown (Unix seconds), whatever buckets have data: one point or a change after the last bucket still fits. */
+  range?: [number, number];
   series: Series[];
   markers?: Marker[];
   onPoint?: (bucketStart: number, seriesName: string, index: number) => void;
@@ -46,7 +48,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
       height,
       cursor: { focus: { prox: 30 } },
       focus: { alpha: 0.4 },
-      scales: { x: { time: true } },
+      scales: { x: range ? { time: true, range: () => range } : { time: true } },
       axes: [axis, { ...axis, size: 60, values: (_u, vals) => vals.map((v) => short(v)) }],
       series: [
         {},
@@ -104,7 +106,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
       u.destroy();
       plot.current = null;
     };
-  }, [x, series, height, stepped]);
+  }, [x, series, height, stepped, range?.[0], range?.[1]]);
 
   useEffect(() => plot.current?.redraw(false), [markers]);
 

@@ -111,6 +111,7 @@ export function Overview() {
           <>
             <TimeChart
               label="traffic by model"
+              range={[win.since, win.until]}
               x={c.x}
               series={c.series}
               markers={markers.data ?? []}
@@ -131,14 +132,14 @@ export function Overview() {
       </Async>
       <h2>Error rate</h2>
       <Async state={errors} empty={(e) => (e.items.length === 0 ? 'No requests in this window.' : false)}>
-        {(e) => <ErrorRate items={e.items} markers={markers.data ?? []} />}
+        {(e) => <ErrorRate items={e.items} markers={markers.data ?? []} range={[win.since, win.until]} />}
       </Async>
     </section>
   );
 }
 
-function ErrorRate({ items, markers }: { items: { start: number | null; error_rate: number; requests: number }[]; markers: Marker[] }) {
+function ErrorRate({ items, markers, range }: { items: { start: number | null; error_rate: number; requests: number }[]; markers: Marker[]; range: [number, number] }) {
   const x = useMemo(() => items.map((i) => i.start ?? 0), [items]);
   const series = useMemo(() => [{ name: 'error rate %', data: items.map((i) => +(i.error_rate * 100).toFixed(3)) }], [items]);
-  return <TimeChart label="error rate over time" x={x} series={series} markers={markers} height={180} />;
+  return <TimeChart label="error rate over time" x={x} series={series} markers={markers} height={180} range={range} />;
 }

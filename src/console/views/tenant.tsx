@@ -133,6 +133,7 @@ export function Tenant({ params }: { params: Record<string, string> }) {
         {(u) => (
           <TimeChart
             label="usage of this master"
+            range={[win.since, win.until]}
             x={u.x}
             series={u.series}
             onPoint={(t, name) => navigate(href('/logs', { master_id: id, since: t, until: t + 3600, model: name === 'other' ? undefined : name, series: name === 'other' ? 'other' : undefined }))}
