@@ -26,8 +26,10 @@ export async function filterChoices(ch: ClickHouseReader, q: FilterChoicesQuery,
   if (until <= since) throw badRequest('until must be after since', { until: 'must be greater than since' });
   const limit = Math.min(q.limit ?? FACET_LIMIT_DEFAULT, FACET_LIMIT_MAX);
   const filter: FacetFilter = { master_id: q.master_id, key_id: q.key_id, model: q.model, group: q.group };
-  if (principal.type === 'master') filter.master_id = principal.id; // own records only
-  const { total, dims } = await queryFacets(ch, { since, until, filter, limit });
+  // A tenant's own records only: a scope on every dimension (a filter would not narrow its own dimension).
+  const scope = principal.type === 'master' ? { master_id: principal.id } : undefined;
+  if (scope) delete filter.master_id;
+  const { total, dims } = await queryFacets(ch, { since, until, filter, limit, ...(scope ? { scope } : {}) });
   return {
     since,
     until: q.until ?? null,

@@ -6,7 +6,8 @@
  * hours from `logs_hourly`, whole minutes from `logs_minute`, and only the
  * ragged seconds at either end (under a minute each) from the raw `logs`.
  * Each dimension is counted under the filters on the other dimensions, not its
- * own (so choosing a model still lists the other models with their counts).
+ * own (so choosing a model still lists the other models with their counts);
+ * the scope (a tenant's own master id) applies to every dimension.
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
 
@@ -26,7 +27,9 @@ export interface FacetQuery {
   /** Unix seconds, exclusive. */
   until: number;
   filter: FacetFilter;
-  /** Values kept per dimension (the busiest). */
+  /** Applies to every dimension, its own included (a tenant's records). */
+  scope?: { master_id: number };
+  /** Values kept per dimension (the busiest); status classes (at most 10) are never cut. */
   limit: number;
 }
 
@@ -94,6 +97,8 @@ const FILTER_TYPES: Record<keyof FacetFilter, string> = { master_id: 'UInt64', k
 function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, params: QueryParams): string {
   const filters = (Object.keys(FILTER_TYPES) as Array<keyof FacetFilter>).filter((f) => q.filter[f] !== undefined && f !== dim);
   for (const f of filters) params[f] = q.filter[f];
+  const scoped = q.scope !== undefined;
+  if (q.scope) params.scope_master = q.scope.master_id;
   // logs_daily has no key_id: neither a key dimension nor a key filter may read it.
   const days = dim !== 'key_id' && !filters.includes('key_id');
   const arms = facetPieces(q.since, q.until, days).map((p, i) => {
@@ -102,7 +107,12 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
     const type = raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
     params[`from${i}`] = raw ? new Date(p.from * 1000) : timeText(p.from);
     params[`to${i}`] = raw ? new Date(p.to * 1000) : timeText(p.to);
-    const where = [`${col} >= {from${i}:${type}}`, `${col} < {to${i}:${type}}`, ...filters.map((f) => `${dimExpr(f, raw)} = {${f}:${FILTER_TYPES[f]}}`)];
+    const where = [
+      `${col} >= {from${i}:${type}}`,
+      `${col} < {to${i}:${type}}`,
+      ...(scoped ? ['master_id = {scope_master:UInt64}'] : []),
+      ...filters.map((f) => `${dimExpr(f, raw)} = {${f}:${FILTER_TYPES[f]}}`),
+    ];
     return `SELECT ${dimExpr(dim, raw)} AS v, ${raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table} WHERE ${where.join(' AND ')} GROUP BY v`;
   });
   if (arms.length === 0) return '';
@@ -122,7 +132,8 @@ export async function queryFacets(ch: ClickHouseReader, q: FacetQuery): Promise<
       const rows = sql ? await ch.query<{ value: number | string; requests: number }>(sql, params) : [];
       const values = rows.map((r) => ({ value: r.value, requests: Number(r.requests) }));
       if (dim === 'status_class') total = values.reduce((s, r) => s + r.requests, 0);
-      dims[dim] = { values: values.slice(0, q.limit), truncated: values.length > q.limit };
+      const keep = dim === 'status_class' ? values.length : q.limit;
+      dims[dim] = { values: values.slice(0, keep), truncated: values.length > keep };
     }),
   );
   return { total, dims };
