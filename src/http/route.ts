@@ -36,6 +36,20 @@ export class Reply {
   ) {}
 }
 
+/**
+ * A reply whose body is written as it is produced (CSV exports), with
+ * backpressure: the next block is taken only once the client has read the
+ * previous one. Any route may return one; it declares the body's type in
+ * `produces`. An error after the first block closes the connection (the status
+ * line is gone), so a client sees a truncated body, never a complete-looking one.
+ */
+export class Streamed {
+  constructor(
+    readonly body: AsyncIterableIterator<Uint8Array>,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
 interface RouteBase {
   method: Method;
   /** OpenAPI-style template, e.g. `/admin/masters/{id}`. */

@@ -12,7 +12,8 @@ import { AppError, methodNotAllowed, notFound, toAppError, unavailable } from '.
 import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
-import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
+import { sendStream } from './stream.js';
+import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
 import { parseJson, validated } from './body.js';
 import type { Credentials, Principal } from './auth.js';
@@ -104,6 +105,7 @@ export class HttpServer {
     const contentLength = req.getHeader('content-length');
     res.onAborted(() => {
       ex.aborted = true;
+      ex.onAbort?.();
       this.finish(ex, '(aborted)', 499);
     });
     this.inFlight++;
@@ -181,6 +183,17 @@ export class HttpServer {
   /** Writes the reply for what a handler returned; its status, or null when serializing failed (answered as an error). */
   private answer(ex: Incoming, compiled: CompiledRoute, result: unknown): number | null {
     const route = compiled.route;
+    if (result instanceof Streamed) {
+      const status = route.success.status;
+      sendStream(ex, status, route.produces ?? 'application/octet-stream', result).then(
+        (complete) => this.finish(ex, route.path, complete ? status : 499),
+        (err: unknown) => {
+          this.ctx.log.error({ err, request_id: ex.requestId, route: route.path }, 'streamed reply failed');
+          this.finish(ex, route.path, 500);
+        },
+      );
+      return status;
+    }
     try {
       const reply = result instanceof Reply ? result : null;
       const status = reply?.status ?? route.success.status;

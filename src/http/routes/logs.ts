@@ -19,7 +19,7 @@ const logView: JSONSchema = {
   },
 };
 
-const logFilters: Record<string, JSONSchema> = {
+export const logFilters: Record<string, JSONSchema> = {
   master_id: { type: 'integer', minimum: 0 },
   key_id: { type: 'integer', minimum: 0 },
   model: { type: 'string', maxLength: 200 },
