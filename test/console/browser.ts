@@ -73,7 +73,7 @@ export async function openConsole(browser: Browser, base: string, role: string):
   page.on('crash', () => cp.errors.push('the page crashed'));
   context.on('request', (req) => {
     const url = new URL(req.url());
-    if (url.protocol === 'data:') return;
+    if (url.protocol === 'data:' || url.protocol === 'blob:') return;
     if (url.origin !== origin) {
       cp.foreign.push(req.url());
       return;

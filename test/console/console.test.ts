@@ -7,6 +7,7 @@
  * origin.
  */
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { adminToken, startTestService } from '../helpers/harness.js';
 import { launchBrowser, openConsole, saveCalls, screenshot, settled, waitText, type ApiCall, type ConsolePage } from './browser.js';
 
@@ -171,7 +172,8 @@ t.test('admin: logs posted to /logs appear in the logs view and the overview cha
     request_body: JSON.stringify({ messages: [{ role: 'user', content: `hello ${i}` }] }),
     response_body: JSON.stringify({ ok: true, n: i }),
     error_message: i === 5 ? 'upstream failed' : '',
-    createdAt: new Date((now - 60 + i) * 1000).toISOString(),
+    // In this hour (unless it began less than a minute ago): the overview's newest hourly bucket holds them all.
+    createdAt: new Date((Math.max(now - 60, Math.floor(now / 3600) * 3600) + (i % 3)) * 1000).toISOString(),
   }));
   const ingest = await svc.request('POST', '/logs', { body: records });
   t.equal(ingest.status, 202);
@@ -209,23 +211,50 @@ t.test('admin: logs posted to /logs appear in the logs view and the overview cha
     await waitText(cp.page, '.pager .total', '1');
     t.match(await cp.page.textContent('table[aria-label="log records"]'), /upstream failed/, 'errors only');
 
-    await open(cp, 'overview', '/console/overview?range=1h');
+    // Filter choices: the values present, with their counts; the status classes of the window.
+    t.equal(await cp.page.locator('#choices-models option').count(), 2, 'two models present');
+    t.match(await cp.page.getAttribute('#choices-models option >> nth=0', 'label'), /model-a \(8 requests\)/, 'busiest first, with its count');
+    t.match(await cp.page.textContent('[data-testid="status-classes"]'), /2xx 11 · 5xx 1/);
+
+    // CSV export of the filtered view: as many rows as the view's total.
+    const [download] = await Promise.all([cp.page.waitForEvent('download'), cp.page.click('text=Export CSV')]);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    t.equal(csv.length - 1, 1, 'the export has the one errors-only row (plus the header)');
+    t.match(csv[1], /upstream failed/);
+
+    await open(cp, 'overview', '/console/overview');
     const legend = await cp.page.textContent('.chart');
     t.match(legend, /model-a/, 'the traffic chart has the posted model');
     t.match(legend, /model-b/);
     t.match(await cp.page.textContent('[data-testid="summary"]'), /Requests/);
+    t.match(await cp.page.textContent('[data-testid="freshness"]'), /Data up to/, 'the chart says how fresh it is');
+    t.match(await cp.page.textContent('[data-testid="pipeline"]'), /Dead-lettered/, 'refused records are shown');
     await screenshot(cp.page, 'admin-overview');
 
-    // A click on the chart's newest point opens the logs of that bucket and series.
-    const box = (await cp.page.locator('.chart .u-over').first().boundingBox())!;
+    // A click on the chart's newest point (this hour: model-a 8, model-b 4) opens the logs of that bucket and series.
+    let box = (await cp.page.locator('.chart .u-over').first().boundingBox())!;
     cp.view = 'logs';
     await cp.page.mouse.move(box.x + box.width - 2, box.y + 4);
     await cp.page.mouse.click(box.x + box.width - 2, box.y + 4);
     await settled(cp.page, 'logs');
-    const url = new URL(cp.page.url());
+    let url = new URL(cp.page.url());
     t.ok(url.searchParams.get('since') && url.searchParams.get('until'), `the bucket is set (${url.search})`);
     t.equal(url.searchParams.get('model'), 'model-a', 'the series clicked is the model filter');
-    t.equal(Number(url.searchParams.get('until')) - Number(url.searchParams.get('since')), 60, 'one minute bucket');
+    t.equal(Number(url.searchParams.get('until')) - Number(url.searchParams.get('since')), 3600, 'one hour bucket');
+    t.equal((await cp.page.textContent('.pager .total'))!.trim(), '8', 'the logs of that bucket and model');
+
+    // With top_n=1, model-b is the `other` series: its point opens the bucket without a model filter, and says so.
+    await open(cp, 'overview', '/console/overview?top_n=1');
+    box = (await cp.page.locator('.chart .u-over').first().boundingBox())!;
+    cp.view = 'logs';
+    await cp.page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+    await cp.page.mouse.click(box.x + box.width - 2, box.y + box.height / 2);
+    await settled(cp.page, 'logs');
+    url = new URL(cp.page.url());
+    t.equal(url.searchParams.get('model'), null, 'no model filter for `other`');
+    t.equal(url.searchParams.get('series'), 'other');
+    t.match(await cp.page.textContent('.notice'), /other/, 'the view says so');
+    t.equal((await cp.page.textContent('.pager .total'))!.trim(), '12');
   });
 });
 

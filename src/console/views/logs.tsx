@@ -7,12 +7,13 @@
 import { useState } from 'preact/hooks';
 import { api, session } from '../session';
 import { setQuery, useLocation } from '../router';
-import { Async, Confirm, Field, Num, Pager, Table, Time, type Column } from '../ui/components';
-import { useApi } from '../ui/hooks';
+import { Async, Confirm, ErrorBox, Field, Num, Pager, Table, Time, type Column } from '../ui/components';
+import { useAction, useApi } from '../ui/hooks';
 import { fromLocalInput, localTime, ms, num, toLocalInput } from '../ui/format';
 import type { Success } from '../api/client';
 
 type LogPage = Success<'/admin/logs', 'get'>;
+type Choices = Success<'/admin/logs/filters', 'get'>;
 type LogRow = LogPage['items'][number];
 
 const intOf = (v: string | null): number | undefined => (v !== null && v !== '' && /^\d+$/.test(v) ? Number(v) : undefined);
@@ -35,8 +36,29 @@ export function Logs() {
   const detailId = intOf(query.get('detail'));
   const otherSeries = query.get('series') === 'other';
   const [deleting, setDeleting] = useState(false);
+  const exporting = useAction(async () => {
+    const q = { ...filters };
+    const blob = admin ? await api.blob('/admin/logs/export', { query: q }) : await api.blob('/v1/logs/export', { query: { ...q, master_id: undefined } });
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `logs-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
 
   const key = JSON.stringify({ filters, limit, offset });
+  const choiceKey = JSON.stringify(filters);
+  // Filter choices: only the values present in the window (and under the other filters), with their counts, from the rollups.
+  const choices = useApi<Choices>(
+    (signal) => {
+      const q = { since: filters.since, until: filters.until, key_id: filters.key_id, model: filters.model, group: filters.group };
+      return admin ? api.get('/admin/logs/filters', { query: { ...q, master_id: filters.master_id }, signal }) : api.get('/v1/logs/filters', { query: q, signal });
+    },
+    [choiceKey],
+  );
   const page = useApi<LogPage>(
     (signal) =>
       admin
@@ -60,7 +82,18 @@ export function Logs() {
   return (
     <section class="logs">
       <h1>Logs</h1>
-      <FilterForm filters={filters} admin={admin} />
+      <FilterForm filters={filters} admin={admin} choices={choices.data} />
+      {choices.data && (
+        <p class="muted status-classes" data-testid="status-classes">
+          In this window: <Num n={choices.data.total} /> requests
+          {choices.data.status_classes.values.map((c) => (
+            <span key={c.value}>
+              {' '}
+              · {c.value} <Num n={c.requests} />
+            </span>
+          ))}
+        </p>
+      )}
       {otherSeries && (
         <p class="notice" role="status">
           These are the logs of the chart's <strong>other</strong> series' bucket: the models outside the top ones are not a single filter, so the list shows every model of
@@ -68,12 +101,17 @@ export function Logs() {
         </p>
       )}
       <div class="toolbar">
+        <button type="button" disabled={exporting.busy} onClick={() => exporting.go()}>
+          {exporting.busy ? 'Exporting…' : 'Export CSV'}
+        </button>
+        <span class="muted">every record matching these filters, no row cap</span>
         {admin && (
           <button type="button" class="danger" onClick={() => setDeleting(true)}>
             Delete by condition…
           </button>
         )}
       </div>
+      {exporting.error && <ErrorBox error={exporting.error} />}
       <div class="split">
         <div class="grow">
           <Async state={page} empty={(p) => (p.total === 0 ? 'No log records match these filters.' : false)}>
@@ -112,7 +150,18 @@ type Filters = {
   until?: number;
 };
 
-function FilterForm({ filters, admin }: { filters: Filters; admin: boolean }) {
+/** Suggestions for a filter input: the values present, busiest first, with their request counts. */
+function Suggest({ id, values }: { id: string; values: { value: string | number; requests: number }[] | undefined }) {
+  return (
+    <datalist id={id}>
+      {(values ?? []).map((v) => (
+        <option key={String(v.value)} value={String(v.value)} label={`${v.value} (${v.requests.toLocaleString()} requests)`} />
+      ))}
+    </datalist>
+  );
+}
+
+function FilterForm({ filters, admin, choices }: { filters: Filters; admin: boolean; choices: Choices | undefined }) {
   return (
     <form
       class="filters"
@@ -141,17 +190,21 @@ function FilterForm({ filters, admin }: { filters: Filters; admin: boolean }) {
     >
       {admin && (
         <Field label="Master" name="master_id">
-          <input name="master_id" inputMode="numeric" defaultValue={filters.master_id?.toString() ?? ''} />
+          <input name="master_id" inputMode="numeric" list="choices-masters" defaultValue={filters.master_id?.toString() ?? ''} />
+          <Suggest id="choices-masters" values={choices?.masters.values} />
         </Field>
       )}
       <Field label="Key" name="key_id">
-        <input name="key_id" inputMode="numeric" defaultValue={filters.key_id?.toString() ?? ''} />
+        <input name="key_id" inputMode="numeric" list="choices-keys" defaultValue={filters.key_id?.toString() ?? ''} />
+        <Suggest id="choices-keys" values={choices?.keys.values} />
       </Field>
       <Field label="Model" name="model">
-        <input name="model" defaultValue={filters.model ?? ''} />
+        <input name="model" list="choices-models" defaultValue={filters.model ?? ''} />
+        <Suggest id="choices-models" values={choices?.models.values} />
       </Field>
       <Field label="Group" name="group">
-        <input name="group" defaultValue={filters.group ?? ''} />
+        <input name="group" list="choices-groups" defaultValue={filters.group ?? ''} />
+        <Suggest id="choices-groups" values={choices?.groups.values} />
       </Field>
       <Field label="Status" name="status_code">
         <input name="status_code" inputMode="numeric" defaultValue={filters.status_code?.toString() ?? ''} />

@@ -8,9 +8,12 @@ import { useApi, type Loaded } from '../ui/hooks';
 import { Time } from '../ui/components';
 import type { Marker } from '../ui/chart';
 
+/** The resources whose changes alter traffic: prices, weights, keys, routing, flags, tenants. */
+const configResources = 'provider-groups,api-keys,models,model-registry,bindings,namespaces,features,masters,keys';
+
 export function useAuditMarkers(since: number, until: number): Loaded<Marker[]> {
   return useApi(async (signal) => {
-    const page = await api.get('/admin/audit', { query: { since, until, limit: 200 }, signal });
+    const page = await api.get('/admin/audit', { query: { since, until, resource: configResources, limit: 200 }, signal });
     return page.items
       .filter((i) => i.time)
       .map((i) => ({

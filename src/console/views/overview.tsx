@@ -12,6 +12,7 @@ import { ms, pct } from '../ui/format';
 import { TimeChart, type Marker } from '../ui/chart';
 import { rangeOf, ranges, windowOf, type RangeKey } from './common';
 import { useAuditMarkers, MarkerList } from './markers';
+import { Freshness, PipelineTiles, usePipeline } from './pipeline';
 
 const periods = ['today', 'last7d', 'last30d', 'all'] as const;
 type Period = (typeof periods)[number];
@@ -44,6 +45,7 @@ export function Overview() {
     [win],
   );
   const markers = useAuditMarkers(win.since, win.until);
+  const pipeline = usePipeline();
 
   return (
     <section>
@@ -81,6 +83,7 @@ export function Overview() {
           </div>
         )}
       </Async>
+      <PipelineTiles state={pipeline} />
       <h2>Traffic</h2>
       <div class="toolbar">
         <label>
@@ -126,13 +129,19 @@ export function Overview() {
                 )
               }
             />
+            <Freshness state={pipeline} />
             <MarkerList markers={markers} />
           </>
         )}
       </Async>
       <h2>Error rate</h2>
       <Async state={errors} empty={(e) => (e.items.length === 0 ? 'No requests in this window.' : false)}>
-        {(e) => <ErrorRate items={e.items} markers={markers.data ?? []} range={[win.since, win.until]} />}
+        {(e) => (
+          <>
+            <ErrorRate items={e.items} markers={markers.data ?? []} range={[win.since, win.until]} />
+            <Freshness state={pipeline} />
+          </>
+        )}
       </Async>
     </section>
   );
