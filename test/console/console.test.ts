@@ -57,6 +57,17 @@ async function open(cp: ConsolePage, view: string, path: string): Promise<void> 
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** Clicks the first chart at a bucket's time, `yFrac` down from the plot's top (the chart publishes its window). */
+async function clickBucket(cp: ConsolePage, t: number, yFrac: number): Promise<void> {
+  const chart = cp.page.locator('.chart').first();
+  const [since, until] = (await chart.getAttribute('data-range'))!.split(',').map(Number) as [number, number];
+  const box = (await chart.locator('.u-over').boundingBox())!;
+  const x = box.x + ((t - since) / (until - since)) * box.width;
+  const y = box.y + box.height * yFrac;
+  await cp.page.mouse.move(x, y);
+  await cp.page.mouse.click(x, y);
+}
 let masterId = 0;
 let tenant: { id: number; master_key: string };
 
@@ -159,7 +170,7 @@ t.test('admin: create a master and see its key once, issue a child key, freeze t
 });
 
 t.test('admin: logs posted to /logs appear in the logs view and the overview chart; detail; drill-down; back and forward', async (t) => {
-  const now = nowSec();
+  const bucket = (Math.floor(nowSec() / 3600) - 3) * 3600;
   const records = Array.from({ length: 12 }, (_, i) => ({
     master_id: tenant.id,
     key_id: 7,
@@ -172,8 +183,8 @@ t.test('admin: logs posted to /logs appear in the logs view and the overview cha
     request_body: JSON.stringify({ messages: [{ role: 'user', content: `hello ${i}` }] }),
     response_body: JSON.stringify({ ok: true, n: i }),
     error_message: i === 5 ? 'upstream failed' : '',
-    // In this hour (unless it began less than a minute ago): the overview's newest hourly bucket holds them all.
-    createdAt: new Date((Math.max(now - 60, Math.floor(now / 3600) * 3600) + (i % 3)) * 1000).toISOString(),
+    // All in one hourly bucket three hours ago, well inside the overview's 24-hour window whatever the minute.
+    createdAt: new Date((bucket + 1800 + (i % 3)) * 1000).toISOString(),
   }));
   const ingest = await svc.request('POST', '/logs', { body: records });
   t.equal(ingest.status, 202);
@@ -231,24 +242,21 @@ t.test('admin: logs posted to /logs appear in the logs view and the overview cha
     t.match(await cp.page.textContent('[data-testid="pipeline"]'), /Dead-lettered/, 'refused records are shown');
     await screenshot(cp.page, 'admin-overview');
 
-    // A click on the chart's newest point (this hour: model-a 8, model-b 4) opens the logs of that bucket and series.
-    let box = (await cp.page.locator('.chart .u-over').first().boundingBox())!;
+    // A click on the bucket's point (model-a 8, model-b 4) opens the logs of that bucket and series.
     cp.view = 'logs';
-    await cp.page.mouse.move(box.x + box.width - 2, box.y + 4);
-    await cp.page.mouse.click(box.x + box.width - 2, box.y + 4);
+    await clickBucket(cp, bucket, 0.02);
     await settled(cp.page, 'logs');
     let url = new URL(cp.page.url());
     t.ok(url.searchParams.get('since') && url.searchParams.get('until'), `the bucket is set (${url.search})`);
     t.equal(url.searchParams.get('model'), 'model-a', 'the series clicked is the model filter');
-    t.equal(Number(url.searchParams.get('until')) - Number(url.searchParams.get('since')), 3600, 'one hour bucket');
+    t.equal(Number(url.searchParams.get('since')), bucket, 'that bucket');
+    t.equal(Number(url.searchParams.get('until')) - Number(url.searchParams.get('since')), 3600, 'one hour');
     t.equal((await cp.page.textContent('.pager .total'))!.trim(), '8', 'the logs of that bucket and model');
 
     // With top_n=1, model-b is the `other` series: its point opens the bucket without a model filter, and says so.
     await open(cp, 'overview', '/console/overview?top_n=1');
-    box = (await cp.page.locator('.chart .u-over').first().boundingBox())!;
     cp.view = 'logs';
-    await cp.page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
-    await cp.page.mouse.click(box.x + box.width - 2, box.y + box.height / 2);
+    await clickBucket(cp, bucket, 0.5);
     await settled(cp.page, 'logs');
     url = new URL(cp.page.url());
     t.equal(url.searchParams.get('model'), null, 'no model filter for `other`');

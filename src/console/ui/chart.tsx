@@ -110,5 +110,5 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
 
   useEffect(() => plot.current?.redraw(false), [markers]);
 
-  return <div class={`chart ${onPoint ? 'clickable-chart' : ''}`} ref={box} role="img" aria-label={label} />;
+  return <div class={`chart ${onPoint ? 'clickable-chart' : ''}`} ref={box} role="img" aria-label={label} data-range={range?.join(',')} />;
 }
