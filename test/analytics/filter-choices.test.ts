@@ -89,6 +89,9 @@ t.test('without since/until: every record; busiest first; limit keeps the busies
   t.equal(two.json.status_classes.truncated, false);
   t.same(all.json.status_classes.values.map((v: { value: string }) => v.value).sort(), ['2xx', '3xx', '4xx', '5xx']);
   t.equal((await svc.request('GET', '/admin/logs/filters?limit=1000', admin)).json.limit, 100, 'at most 100 per dimension');
+  const early = await svc.request('GET', '/admin/logs/filters?since=5&until=86405', admin);
+  t.equal(early.status, 200, 'times near the epoch (raw pieces at both ends)');
+  t.equal(early.json.total, 0);
 });
 
 t.test('a master sees its own values only, counted exactly', async (t) => {

@@ -50,7 +50,7 @@ const HOUR = 3600;
 const DAY = 86_400;
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
 const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
-/** A DateTime parameter spelled out (a short number such as 0 does not parse as one). */
+/** A DateTime or DateTime64 parameter spelled out (a short Unix time such as 5 does not parse as one). */
 const timeText = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 interface Piece {
@@ -105,8 +105,8 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
     const raw = p.table === 'logs';
     const col = timeColumn[p.table];
     const type = raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
-    params[`from${i}`] = raw ? new Date(p.from * 1000) : timeText(p.from);
-    params[`to${i}`] = raw ? new Date(p.to * 1000) : timeText(p.to);
+    params[`from${i}`] = timeText(p.from);
+    params[`to${i}`] = timeText(p.to);
     const where = [
       `${col} >= {from${i}:${type}}`,
       `${col} < {to${i}:${type}}`,
