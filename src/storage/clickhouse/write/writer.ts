@@ -83,6 +83,7 @@ export class TableWriter {
   private retrying = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly replaying = new Map<string, Promise<ReplayResult | null>>();
   /** Told after rows are in ClickHouse, with the masters they held (null: not known). */
   onStored?: (masters: ReadonlySet<number> | null) => void;
 
@@ -174,7 +175,17 @@ export class TableWriter {
    * letter with the new error. An outage leaves the rest in the dead letter
    * and is returned as the error.
    */
-  async replay(id: string): Promise<ReplayResult | null> {
+  replay(id: string): Promise<ReplayResult | null> {
+    // A second replay of the same dead letter while one runs shares it: its rows are inserted once.
+    let running = this.replaying.get(id);
+    if (!running) {
+      running = this.replayOnce(id).finally(() => this.replaying.delete(id));
+      this.replaying.set(id, running);
+    }
+    return running;
+  }
+
+  private async replayOnce(id: string): Promise<ReplayResult | null> {
     const letter = this.deadLetters.get(id);
     if (!letter) return null;
     const rows = await this.deadLetters.rows(id);
@@ -199,8 +210,17 @@ export class TableWriter {
     });
   }
 
-  /** Inserts batches in order until none is left or an outage stops it. */
+  /** Inserts batches in order until none is left or an outage stops it; a failure of the disk counts as one. */
   private async pump(): Promise<void> {
+    try {
+      await this.pumpBatches();
+    } catch (err) {
+      this.log.error({ err }, 'log writer failed (spool or dead letters); will retry');
+      this.retryLater();
+    }
+  }
+
+  private async pumpBatches(): Promise<void> {
     for (;;) {
       const head = await this.backlog.head();
       if (!head) return;
@@ -215,31 +235,19 @@ export class TableWriter {
       const delivery = await insertIsolating(
         (rows) => this.target.insert(this.opts.table, rows, insertOptions(head.batch.columns)),
         [head.batch.data],
+        head.batch.records,
       );
-      if (delivery.refused.length > 0) {
-        try {
-          await this.setApart(delivery.refused, head.batch);
-        } catch (err) {
-          // The disk refused the dead letters: keep their rows to try again, as for an outage.
-          this.log.error({ err }, 'could not write log dead letters; their rows are kept and retried');
-          const left = [...delivery.refused.flatMap((r) => r.rows), ...(delivery.outage?.left ?? [])];
-          delivery.outage = { error: classifyInsertError(err), left };
-          delivery.refused = [];
-        }
-      }
       this.count(delivery);
+      const unwritten = await this.setApart(delivery.refused, head.batch);
+      if (unwritten.error) {
+        // The disk refused the dead letters: keep the rows not written to try again, as for an outage.
+        const left = [...unwritten.rows, ...(delivery.outage?.left ?? [])];
+        delivery.outage = { error: unwritten.error, left };
+      }
       if (delivery.outage) {
         await this.backlog.settle(head, delivery.outage.left);
-        this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, maxBackoffMs);
-        this.log.warn({ err: delivery.outage.error, records: head.batch.records, retry_in_ms: this.backoffMs }, 'log insert failed; will retry');
-        this.retrying = true;
-        if (!this.stopped) {
-          this.retryTimer = setTimeout(() => {
-            this.retrying = false;
-            this.kick();
-          }, this.backoffMs);
-          this.retryTimer.unref();
-        }
+        this.log.warn({ err: delivery.outage.error, records: head.batch.records }, 'log insert failed; will retry');
+        this.retryLater();
         return;
       }
       this.backoffMs = 0;
@@ -250,6 +258,18 @@ export class TableWriter {
       // Masters are known only when the batch went in whole.
       if (delivery.stored > 0) this.onStored?.(delivery.refused.length === 0 ? head.batch.masters : null);
     }
+  }
+
+  /** Retries after a growing pause (100 ms doubling to 5 s); at shutdown, not at all. */
+  private retryLater(): void {
+    this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, maxBackoffMs);
+    this.retrying = true;
+    if (this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retrying = false;
+      this.kick();
+    }, this.backoffMs);
+    this.retryTimer.unref();
   }
 
   /** Statistics of one delivery. */
@@ -265,18 +285,29 @@ export class TableWriter {
     if (last) this.stats.lastError = { code: last.code, message: last.message, at: new Date().toISOString() };
   }
 
-  /** Writes refused rows to the dead letters, one per error code. */
-  private async setApart(refused: Refused[], batch: Batch): Promise<void> {
+  /**
+   * Writes refused rows to the dead letters, one per error code. Should the
+   * disk fail, says which rows are not written (and why) so they are kept.
+   */
+  private async setApart(refused: Refused[], batch: Batch): Promise<{ rows: Buffer[]; error: InsertError | null }> {
     const at = new Date().toISOString();
-    for (const { rows, error } of refused) {
-      await this.deadLetters.add(
-        { table: this.opts.table, ...(batch.columns ? { columns: [...batch.columns] } : {}), records: rows.length, code: error.code, message: error.message, at },
-        joinLines(rows),
-      );
+    for (let i = 0; i < refused.length; i++) {
+      const { rows, error } = refused[i]!;
+      try {
+        await this.deadLetters.add(
+          { table: this.opts.table, ...(batch.columns ? { columns: [...batch.columns] } : {}), records: rows.length, code: error.code, message: error.message, at },
+          joinLines(rows),
+        );
+      } catch (err) {
+        this.log.error({ err }, 'could not write log dead letters; their rows are kept and retried');
+        const failure = classifyInsertError(err);
+        return { rows: refused.slice(i).flatMap((r) => r.rows), error: { ...failure, kind: 'outage' } };
+      }
       this.stats.deadLettered += rows.length;
       this.stats.deadLetterBatches++;
       this.log.error({ code: error.code, records: rows.length, err: error.message }, 'ClickHouse refused log rows; moved to the dead letters');
     }
+    return { rows: [], error: null };
   }
 }
 
