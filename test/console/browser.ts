@@ -31,6 +31,8 @@ export interface ApiCall {
   role: string;
   method: string;
   path: string;
+  /** Unix seconds of the call: the bench moves the recorded windows from here onto its history. */
+  recorded_at: number;
 }
 
 export interface ConsolePage {
@@ -78,7 +80,7 @@ export async function openConsole(browser: Browser, base: string, role: string):
       cp.foreign.push(req.url());
       return;
     }
-    if (!url.pathname.startsWith('/console')) cp.calls.push({ view: cp.view, role, method: req.method(), path: url.pathname + url.search });
+    if (!url.pathname.startsWith('/console')) cp.calls.push({ view: cp.view, role, method: req.method(), path: url.pathname + url.search, recorded_at: Math.floor(Date.now() / 1000) });
   });
   return cp;
 }
