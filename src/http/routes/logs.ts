@@ -58,7 +58,7 @@ const deadLetterParams: JSONSchema = {
   properties: { id: { type: 'string', pattern: '^[0-9]{13}-[0-9]{6}$' } },
 };
 
-const logFilters: Record<string, JSONSchema> = {
+export const logFilters: Record<string, JSONSchema> = {
   master_id: { type: 'integer', minimum: 0 },
   key_id: { type: 'integer', minimum: 0 },
   model: { type: 'string', maxLength: 200 },
