@@ -4,6 +4,7 @@
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
+import type { StoreData, StoreWatchState } from '../sync/store-watch.js';
 
 const within = (p: Promise<boolean>, ms: number): Promise<boolean> =>
   Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
@@ -12,6 +13,8 @@ export interface HealthReport {
   database: boolean;
   store: boolean;
   clickhouse: boolean;
+  /** Whether the store holds every key the data plane reads (the store watch's last finding). */
+  storeData: StoreData;
 }
 
 export function healthActor(): ActorDefinition<MainContext> {
@@ -26,7 +29,8 @@ export function healthActor(): ActorDefinition<MainContext> {
           within(ctx.store.ping(), 2000),
           within(ctx.clickhouse.ping(), 2000),
         ]);
-        return { database, store, clickhouse };
+        const { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
+        return { database, store, clickhouse, storeData: store ? data : 'unknown' };
       },
     },
   };

@@ -21,13 +21,20 @@ export const publicRoutes: Route[] = [
     method: 'GET',
     path: '/health',
     role: 'public',
-    summary: 'Liveness and store health (503 when a store is down)',
+    summary: 'Liveness and store health (503 when a store is down; `degraded` with 200 while the shared store is being refilled)',
     tags: ['public'],
     success: {
       status: 200,
       schema: {
         type: 'object',
-        properties: { status: { type: 'string' }, database: upDown, store: upDown, clickhouse: upDown, uptime: { type: 'string' } },
+        properties: {
+          status: { type: 'string' },
+          database: upDown,
+          store: upDown,
+          store_data: { type: 'string', enum: ['complete', 'refilling', 'unknown'], description: 'whether the shared store holds every key the data plane reads' },
+          clickhouse: upDown,
+          uptime: { type: 'string' },
+        },
         required: ['status', 'database', 'store', 'clickhouse', 'uptime'],
       },
     },
@@ -35,9 +42,10 @@ export const publicRoutes: Route[] = [
       const h = await app.ask<HealthReport>('health', 'check');
       const ok = h.database && h.store && h.clickhouse;
       const body = {
-        status: ok ? 'ok' : 'degraded',
+        status: ok && h.storeData === 'complete' ? 'ok' : 'degraded',
         database: h.database ? 'up' : 'down',
         store: h.store ? 'up' : 'down',
+        store_data: h.storeData,
         clickhouse: h.clickhouse ? 'up' : 'down',
         uptime: uptime(app),
       };
