@@ -81,6 +81,11 @@ export class Kit {
     const suffix = randomBytes(3).toString('hex');
     const c: Created = { groups: {}, upstreamKeys: {}, bindings: {}, masters: {}, keys: {}, unknown: `sk-${'0'.repeat(16)}${randomBytes(16).toString('hex')}`, suffix };
     const api = this.http;
+    // Flags are global: back to their defaults (0 clears an override), so the table's flags hold on a used service too.
+    await api.call('PUT', '/admin/features', {
+      dp_state_store_backend: 'memory', dp_proto_cross_upstream: true, log_request_body_enabled: true,
+      log_retention_days: 0, log_max_records: 0, log_body_retention_days: 0,
+    });
     // Namespace names are global; the suffix keeps runs apart (bindingKeys use the suffixed names).
     for (const ns of population.namespaces) await api.call('POST', '/admin/namespaces', { name: this.ns(ns.name, suffix) });
     for (const g of population.groups) {
