@@ -59,7 +59,7 @@ export function storeWatch(): ActorDefinition<MainContext> & { state: StoreWatch
     const result = await ctx.ask<{ status: string }>('sync', 'snapshot', { reason });
     if (result.status === 'ok') {
       state.refills++;
-      ctx.log.warn({ reason }, 'shared store lost its data: writing a full snapshot');
+      ctx.log.warn({ reason }, reason === 'empty' ? 'shared store empty (new, or lost its data): writing a full snapshot' : 'shared store incomplete: writing a full snapshot');
     }
     return state;
   }
