@@ -120,6 +120,20 @@ t.test('a store emptied while a snapshot was delivered, or written under another
   t.equal((await svc.request('GET', '/admin/sync/status', admin)).json.store.last_refill.reason, 'layout_version');
 });
 
+t.test('a lapsed upstream-key ban reaches the store within the ban interval (5 s) plus one delivery', async (t) => {
+  const gb1 = kit.created.upstreamKeys.gb1!;
+  const ns = kit.ns('dev');
+  const reader = new Reader(redis);
+  t.match(await reader.route(ns, 'chat'), { decision: 'unavailable', reason: 'no_upstream' }, 'banned for an hour by the kit');
+  const until = Math.ceil(Date.now() / 1000) + 1;
+  const put = await svc.request('PUT', `/admin/api-keys/${gb1}`, { ...admin, body: { ban_until: new Date(until * 1000).toISOString() } });
+  t.equal(put.status, 200);
+  const back = await eventually(async () => (await reader.route(ns, 'chat')).decision === 'allow', 9000, 100);
+  const late = Date.now() - until * 1000;
+  t.ok(back, 'the key is back in the store');
+  t.ok(late <= 5000 + 1500, `${late} ms after ban_until`);
+});
+
 t.test('weighted picks: a candidate by weight / total, then a key by weight / total', async (t) => {
   const candidates = [
     { group_id: 1, group_name: 'a', upstream_model: 'm', weight: 70, keys: [{ id: 1, weight: 3 }, { id: 2, weight: 1 }] },
