@@ -1,6 +1,8 @@
 /**
- * Health of the three stores, asked by GET /health. Each check is bounded in
- * time so a hung dependency reports `down` instead of hanging the probe.
+ * Health of the three stores and of the log pipeline, asked by GET /health.
+ * Each store check is bounded in time so a hung dependency reports `down`
+ * instead of hanging the probe. The pipeline is degraded while inserts fail
+ * or dead letters wait (docs/log-pipeline.md).
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
@@ -15,6 +17,8 @@ export interface HealthReport {
   clickhouse: boolean;
   /** Whether the store holds every key the data plane reads (the store watch's last finding). */
   storeData: StoreData;
+  /** The log pipeline stores what it accepts: no outage being retried, no dead letters. */
+  logPipeline: boolean;
 }
 
 export function healthActor(): ActorDefinition<MainContext> {
@@ -24,13 +28,14 @@ export function healthActor(): ActorDefinition<MainContext> {
     concurrency: 64,
     handlers: {
       check: async (_: unknown, ctx): Promise<HealthReport> => {
-        const [database, store, clickhouse] = await Promise.all([
+        const [database, store, clickhouse, logs] = await Promise.all([
           within(ctx.database.ping(), 2000),
           within(ctx.store.ping(), 2000),
           within(ctx.clickhouse.ping(), 2000),
+          ctx.ask<{ degraded: boolean }>('logs', 'state').catch(() => ({ degraded: true })),
         ]);
         const { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
-        return { database, store, clickhouse, storeData: store ? data : 'unknown' };
+        return { database, store, clickhouse, storeData: store ? data : 'unknown', logPipeline: !logs.degraded };
       },
     },
   };
