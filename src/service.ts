@@ -22,6 +22,7 @@ import { outboxRelay } from './actors/outbox/relay.js';
 import { healthActor } from './actors/health/actor.js';
 import { upstreamJobs } from './actors/upstreams/jobs.js';
 import { fullSync } from './actors/upstreams/full-sync.js';
+import { storeWatch } from './actors/sync/store-watch.js';
 import { logsActor } from './actors/logs/actor.js';
 import { analyticsActor } from './actors/analytics/actor.js';
 import { StatsReadCache } from './actors/analytics/read-cache.js';
@@ -116,7 +117,7 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), storeWatch(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

@@ -34,6 +34,7 @@ t.test('child keys: issue (admin and master), fields, store metadata, /v1 isolat
     key_id: String(k.id), master_id: String(A.id), status: 'active', revoked: '0',
     expires_at: String(Math.floor(Date.parse(expires) / 1000)), issued_at_epoch: '1', issued_by: 'master', name: 'ci',
     group: 'default', scopes: 'batch', quota_limit: '1000', quota_used: '0', quota_reset_type: 'daily',
+    quota_period_start: String(Math.floor(svc.service.clock.now() / 86_400_000) * 86_400), // today's UTC midnight
     model_limits_enabled: '1', model_limits: 'gpt-4o,claude-3', allow_ips: '10.0.0.0/8,192.168.1.5',
     deny_ips: '::1,2001:db8::/32', default_namespace: '', allowed_namespaces: '',
   });

@@ -6,6 +6,7 @@
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
+import type { StoreData, StoreWatchState } from '../sync/store-watch.js';
 
 const within = (p: Promise<boolean>, ms: number): Promise<boolean> =>
   Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
@@ -14,6 +15,8 @@ export interface HealthReport {
   database: boolean;
   store: boolean;
   clickhouse: boolean;
+  /** Whether the store holds every key the data plane reads (the store watch's last finding). */
+  storeData: StoreData;
   /** The log pipeline stores what it accepts: no outage being retried, no dead letters. */
   logPipeline: boolean;
 }
@@ -31,7 +34,8 @@ export function healthActor(): ActorDefinition<MainContext> {
           within(ctx.clickhouse.ping(), 2000),
           ctx.ask<{ degraded: boolean }>('logs', 'state').catch(() => ({ degraded: true })),
         ]);
-        return { database, store, clickhouse, logPipeline: !logs.degraded };
+        const { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
+        return { database, store, clickhouse, storeData: store ? data : 'unknown', logPipeline: !logs.degraded };
       },
     },
   };

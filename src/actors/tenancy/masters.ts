@@ -15,6 +15,7 @@ import { commit } from './commit.js';
 import { issueKey, type KeyInput } from './issue.js';
 import { masterMetaOp, tokenMetaOp } from './metadata.js';
 import { newSecret } from './tokens.js';
+import { snapshotTenancy } from './snapshot.js';
 import { namespaces } from './validate.js';
 import { keyView, masterView } from './views.js';
 import type { CommonQueryMethods } from 'slonik';
@@ -110,6 +111,9 @@ export default defineActor({
 
     revokeKey: ({ params }: RouteInput<unknown, unknown, { id: number; keyId: number }>, ctx) =>
       revoke(ctx, params.keyId, params.id),
+
+    /** Every master and key into the outbox, for a full store snapshot. */
+    snapshot: (_: unknown, ctx) => snapshotTenancy(ctx),
 
     /** Master-key authentication by digest; deleted and legacy (digest-less) masters never match. */
     authenticate: async ({ tokenHash }: { tokenHash: string }, ctx) => {

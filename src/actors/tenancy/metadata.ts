@@ -31,6 +31,7 @@ export function tokenMetaOp(k: KeyRow): StoreOp {
       quota_limit: String(k.quota_limit),
       quota_used: String(k.quota_used),
       quota_reset_type: k.quota_reset_type,
+      quota_period_start: unix(k.quota_period_start),
       model_limits_enabled: flag(k.model_limits_enabled),
       model_limits: k.model_limits,
       allow_ips: k.allow_ips,
@@ -46,6 +47,13 @@ export const quotaUsedOp = (tokenHash: string, used: number): StoreOp => ({
   op: 'hset',
   key: tenancyKeys.token(tokenHash),
   fields: { quota_used: String(used) },
+});
+
+/** A new quota period: the counter back to 0 and the period's start (ISO), so a data plane can tell periods apart. */
+export const quotaResetOp = (tokenHash: string, periodStartIso: string): StoreOp => ({
+  op: 'hset',
+  key: tenancyKeys.token(tokenHash),
+  fields: { quota_used: '0', quota_period_start: unix(periodStartIso) },
 });
 
 /** The master's state; a deleted master stays readable with status `deleted` and its raised epoch. */

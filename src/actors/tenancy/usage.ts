@@ -9,7 +9,7 @@ import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } fr
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
 import { enqueueChange } from './commit.js';
 import { parseFlush } from './flush-body.js';
-import { quotaUsedOp } from './metadata.js';
+import { quotaResetOp, quotaUsedOp } from './metadata.js';
 import { periodStart } from './quota.js';
 
 /** How long a flush id is remembered. */
@@ -67,8 +67,9 @@ export default defineActor({
       const reset = await ctx.db.transaction(async (tx) => {
         let count = 0;
         for (const type of ['daily', 'weekly', 'monthly']) {
-          const rows = await resetQuotas(tx, type, periodStart(type, now)!);
-          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaUsedOp(r.token_hash, 0)), rows.map((r) => r.id), true);
+          const start = periodStart(type, now)!;
+          const rows = await resetQuotas(tx, type, start);
+          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaResetOp(r.token_hash, start)), rows.map((r) => r.id), true);
           count += rows.length;
         }
         return count;

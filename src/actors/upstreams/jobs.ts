@@ -1,14 +1,17 @@
 /**
- * The upstream background job on the main thread: on a timer it asks the
- * upstreams actor to lift expired bans and to refresh OAuth tokens due.
+ * The upstream background jobs on the main thread: lifting expired bans every
+ * few seconds (a lapsed ban reaches the store within banIntervalMs plus one
+ * delivery, docs/store-layout.md) and refreshing OAuth tokens due every minute.
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 
 export const upstreamJobIntervalMs = 60_000;
+/** One UPDATE over live keys with a ban; a key's ban lapses in the store at most this much late. */
+export const banIntervalMs = 5_000;
 
 export function upstreamJobs(): ActorDefinition<MainContext> {
-  let timer: NodeJS.Timeout | undefined;
+  const timers: NodeJS.Timeout[] = [];
   return {
     name: 'upstream-jobs',
     placement: 'main',
@@ -17,15 +20,21 @@ export function upstreamJobs(): ActorDefinition<MainContext> {
         bans: await ctx.ask<{ lifted: number[] }>('upstreams', 'liftBans'),
         oauth: await ctx.ask<{ refreshed: number[]; failed: number[] }>('upstreams', 'refreshOAuth'),
       }),
+      bans: (_: unknown, ctx) => ctx.ask<{ lifted: number[] }>('upstreams', 'liftBans'),
     },
     start(ctx) {
-      timer = setInterval(() => {
-        ctx.ask('upstream-jobs', 'tick').catch((err: unknown) => ctx.log.error({ err }, 'upstream job failed'));
-      }, upstreamJobIntervalMs);
-      timer.unref();
+      const every = (ms: number, type: string) => {
+        const timer = setInterval(() => {
+          ctx.ask('upstream-jobs', type).catch((err: unknown) => ctx.log.error({ err }, 'upstream job failed'));
+        }, ms);
+        timer.unref();
+        timers.push(timer);
+      };
+      every(banIntervalMs, 'bans');
+      every(upstreamJobIntervalMs, 'tick');
     },
     stop() {
-      clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
     },
   };
 }

@@ -158,11 +158,13 @@ export async function routedChange<T>(
   ctx: BaseContext,
   work: (tx: CommonQueryMethods) => Promise<{ result: T; affected: Affected }>,
 ): Promise<T> {
+  let wrote = false;
   const result = await ctx.db.transaction(async (tx) => {
     const { result, affected } = await work(tx);
-    if (Object.values(affected).some((v) => v && v.length > 0)) await syncRouting(tx, affected, ctx.now());
+    wrote = Object.values(affected).some((v) => v && v.length > 0);
+    if (wrote) await syncRouting(tx, affected, ctx.now());
     return result;
   });
-  await ctx.ask('outbox', 'kick').catch(() => undefined);
+  if (wrote) await ctx.ask('outbox', 'kick').catch(() => undefined);
   return result;
 }

@@ -70,13 +70,16 @@ export const modelRoutes: Route[] = [
   { ...registry, method: 'POST', path: '/admin/model-registry/rollback', summary: 'Re-apply the previous registry refresh (409 when there is none)', success: { status: 200, schema: registryStatus }, message: 'registryRollback' },
   {
     role: 'admin', actor: 'sync', tags: ['sync'], method: 'POST', path: '/admin/sync/snapshot',
-    summary: 'Write the whole database state to the shared store (through the outbox), removing stale routing keys',
+    summary: 'Write every key the data plane reads (masters, keys, flags, routing, then the layout version) to the shared store through the outbox, removing stale routing keys',
     success: {
       status: 200,
       schema: {
         type: 'object',
         properties: {
           status: { type: 'string' },
+          reason: { type: 'string' },
+          masters: { type: 'integer' },
+          keys: { type: 'integer' },
           version: { type: 'integer' },
           groups: { type: 'integer' },
           binding_keys: { type: 'integer' },
@@ -84,7 +87,7 @@ export const modelRoutes: Route[] = [
           removed_binding_keys: names,
           removed_groups: { type: 'array', items: { type: 'integer' } },
         },
-        required: ['status', 'version', 'groups', 'binding_keys', 'removed'],
+        required: ['status', 'masters', 'keys', 'version', 'groups', 'binding_keys', 'removed'],
       },
     },
     message: 'snapshot',

@@ -21,7 +21,7 @@ export const publicRoutes: Route[] = [
     method: 'GET',
     path: '/health',
     role: 'public',
-    summary: 'Liveness, store health (503 when a store is down) and the log pipeline (degraded while inserts fail or dead letters wait)',
+    summary: 'Liveness, store health (503 when a store is down), the log pipeline (degraded while inserts fail or dead letters wait) and the shared store\'s data (degraded while it is refilled)',
     tags: ['public'],
     success: {
       status: 200,
@@ -31,11 +31,12 @@ export const publicRoutes: Route[] = [
           status: { type: 'string' },
           database: upDown,
           store: upDown,
+          store_data: { type: 'string', enum: ['complete', 'refilling', 'unknown'], description: 'whether the shared store holds every key the data plane reads' },
           clickhouse: upDown,
           log_pipeline: { type: 'string', enum: ['ok', 'degraded'] },
           uptime: { type: 'string' },
         },
-        required: ['status', 'database', 'store', 'clickhouse', 'log_pipeline', 'uptime'],
+        required: ['status', 'database', 'store', 'store_data', 'clickhouse', 'log_pipeline', 'uptime'],
       },
     },
     handler: async (_, app) => {
@@ -43,9 +44,10 @@ export const publicRoutes: Route[] = [
       const up = h.database && h.store && h.clickhouse;
       // A degraded pipeline still accepts (and keeps) every record: the node stays in service (200).
       const body = {
-        status: up && h.logPipeline ? 'ok' : 'degraded',
+        status: up && h.logPipeline && h.storeData === 'complete' ? 'ok' : 'degraded',
         database: h.database ? 'up' : 'down',
         store: h.store ? 'up' : 'down',
+        store_data: h.storeData,
         clickhouse: h.clickhouse ? 'up' : 'down',
         log_pipeline: h.logPipeline ? 'ok' : 'degraded',
         uptime: uptime(app),

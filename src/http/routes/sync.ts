@@ -18,6 +18,21 @@ const outbox = {
   },
 };
 
+const storeData = {
+  type: 'object',
+  description: 'whether the shared store holds every key the data plane reads (docs/store-layout.md, "Full snapshot and refill")',
+  properties: {
+    data: { type: 'string', enum: ['complete', 'refilling', 'unknown'] },
+    layout_version: { type: ['integer', 'null'] },
+    checked_at: { type: ['integer', 'null'] },
+    refills: int,
+    last_refill: {
+      type: ['object', 'null'],
+      properties: { reason: str, started_at: int, completed_at: { type: ['integer', 'null'] }, duration_ms: { type: ['integer', 'null'] } },
+    },
+  },
+};
+
 export const syncRoutes: Route[] = [
   {
     method: 'POST',
@@ -51,13 +66,17 @@ export const syncRoutes: Route[] = [
       status: 200,
       schema: {
         type: 'object',
-        properties: { config_version: int, config_updated_at: str, nodes: { type: 'array', items: node }, outbox },
-        required: ['config_version', 'nodes', 'outbox'],
+        properties: { config_version: int, config_updated_at: str, nodes: { type: 'array', items: node }, outbox, store: storeData },
+        required: ['config_version', 'nodes', 'outbox', 'store'],
       },
     },
     handler: async (_, app) => {
-      const [nodes, box] = await Promise.all([app.ask<Record<string, unknown>>('config-sync', 'nodes'), app.ask('outbox', 'state')]);
-      return { ...nodes, outbox: box };
+      const [nodes, box, store] = await Promise.all([
+        app.ask<Record<string, unknown>>('config-sync', 'nodes'),
+        app.ask('outbox', 'state'),
+        app.ask('store-watch', 'check'),
+      ]);
+      return { ...nodes, outbox: box, store };
     },
   }),
 ];

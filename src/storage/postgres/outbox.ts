@@ -80,3 +80,9 @@ export async function outboxState(db: CommonQueryMethods): Promise<OutboxState> 
            min(created_at) FILTER (WHERE NOT dead) AS oldest_pending_at
     FROM outbox`)) as OutboxState;
 }
+
+/** Whether an undelivered entry SETs one of `keys` (plain SETs are never packed, so containment finds them). */
+export async function pendingSetOf(db: CommonQueryMethods, keys: string[]): Promise<boolean> {
+  const probes = keys.map((key) => sql.fragment`ops @> ${sql.jsonb([{ op: 'set', key }] as never)}`);
+  return db.exists(sql.unsafe`SELECT 1 FROM outbox WHERE NOT dead AND (${sql.join(probes, sql.fragment` OR `)})`);
+}

@@ -292,3 +292,17 @@ export async function recordFlush(db: CommonQueryMethods, flushId: string, answe
     UPDATE stats_flushes SET accepted_keys = ${answer.accepted_keys}, accepted_upstream_keys = ${answer.accepted_upstream_keys}
     WHERE flush_id = ${flushId}`);
 }
+
+// Full snapshot.
+
+/**
+ * Every master (deleted ones too) and every key (revoked ones too), locked
+ * FOR SHARE until the caller's transaction ends: a change to one of them waits
+ * and enqueues its outbox entry after the snapshot's, so the store never ends
+ * up with the snapshot's older copy.
+ */
+export async function allTenancy(db: CommonQueryMethods): Promise<{ masters: MasterRow[]; keys: KeyRow[] }> {
+  const masters = (await db.any(sql.unsafe`SELECT ${masterColumns} FROM masters m ORDER BY m.id FOR SHARE OF m`)) as MasterRow[];
+  const keys = (await db.any(sql.unsafe`SELECT ${keyColumns} FROM child_keys k ORDER BY k.id FOR SHARE OF k`)) as KeyRow[];
+  return { masters, keys };
+}

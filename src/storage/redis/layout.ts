@@ -3,7 +3,7 @@
  * Every key and channel name the control plane writes is built here and
  * nowhere else.
  */
-export const layoutVersion = 1;
+export const layoutVersion = 2;
 
 export const keys = {
   /** Hash of regular feature flags: field = flag name, value = string form. */
@@ -12,8 +12,18 @@ export const keys = {
   logRetentionDays: 'meta:log:retention_days',
   /** Log row cap override (absent: default). */
   logMaxRecords: 'meta:log:max_records',
-  /** The layout version of this contract. */
+  /**
+   * The layout version of this contract, written by the LAST entry of every
+   * full snapshot: absent (or another version) means the store is empty, being
+   * refilled, or written under another layout.
+   */
   layoutVersion: 'meta:layout_version',
+  /**
+   * Control-plane internal: written by the FIRST entry of every full snapshot.
+   * A store holding the layout version without it was emptied while a snapshot
+   * was being delivered, so it is refilled again.
+   */
+  snapshotStarted: 'cp:store:snapshot',
   /** The global configuration version: the newest change delivered (see docs/store-layout.md). */
   configVersion: 'meta:config:version',
 };
