@@ -15,6 +15,8 @@ import { send, sendError, type Exchange } from './reply.js';
 import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
 import { parseJson, validated } from './body.js';
+import { BodyBudget, readBody } from './body-reader.js';
+import { isJsonBody } from './media-type.js';
 import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
@@ -33,6 +35,8 @@ interface Incoming extends Exchange {
   contentType: string;
   rawQuery: string;
   started: number;
+  /** Gives back what an unfinished body holds in the budget (on abort). */
+  releaseBody?: () => void;
 }
 
 export class HttpServer {
@@ -42,6 +46,8 @@ export class HttpServer {
   private inFlight = 0;
   private drained: (() => void) | null = null;
   private closing = false;
+  /** Bytes held for bodies still being received, across all requests (SVC_BODY_MEMORY_BYTES). */
+  readonly bodyBudget: BodyBudget;
   observer: RequestObserver | null = null;
 
   constructor(
@@ -49,6 +55,7 @@ export class HttpServer {
     private readonly ctx: AppContext,
   ) {
     for (const compiled of compileRoutes(routes)) this.router.add(compiled.route.method, compiled.route.path, compiled);
+    this.bodyBudget = new BodyBudget(ctx.config.bodyMemoryBytes);
     this.app = uWS.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
@@ -98,8 +105,11 @@ export class HttpServer {
       started: performance.now(),
     };
     const contentLength = req.getHeader('content-length');
+    // Without a Content-Length a request has a body only when it is chunked.
+    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
     res.onAborted(() => {
       ex.aborted = true;
+      ex.releaseBody?.();
       this.finish(ex, '(aborted)', 499);
     });
     this.inFlight++;
@@ -111,11 +121,17 @@ export class HttpServer {
     const limit = compiled.bodyLimit;
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
-    if (contentLength && Number(contentLength) > limit) {
+    if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
+      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
+    }
+    const declared = contentLength ? Number(contentLength) : undefined;
+    if (declared !== undefined && !(declared <= limit)) {
       return this.fail(ex, compiled.route.path, tooLarge(limit), true);
     }
-    readBody(res, limit, (body) => {
-      if (body === null) return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+    ex.releaseBody = readBody(res, limit, declared, this.bodyBudget, (body) => {
+      ex.releaseBody = undefined;
+      if (body === 'too_large') return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+      if (body === 'busy') return this.fail(ex, compiled.route.path, bodiesBusy(), true);
       this.execute(ex, compiled, params, body);
     });
   }
@@ -276,20 +292,16 @@ function socketAddress(res: HttpResponse): string {
 const tooLarge = (limit: number): AppError =>
   new AppError('payload_too_large', `body larger than ${limit} bytes`, { limit });
 
-/** Reads the body; null when it exceeds `limit`. uWS chunks are only valid inside the callback: copy them (once). */
-function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  res.onData((chunk, isLast) => {
-    if (!over) {
-      size += chunk.byteLength;
-      if (size > limit) over = true;
-      else chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
-    }
-    if (isLast) done(over ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+const bodiesBusy = (): AppError =>
+  new AppError('unavailable', 'too many request bodies are being received; retry later', { reason: 'body_memory' }, {
+    'Retry-After': '1',
   });
-}
+
+const unsupportedType = (given: string, ndjson: boolean): AppError =>
+  new AppError('unsupported_media_type', 'the body must be sent as JSON', {
+    content_type: given,
+    accepted: ndjson ? ['application/json', 'application/x-ndjson'] : ['application/json'],
+  });
 
 function parseQuery(raw: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
