@@ -272,7 +272,7 @@ export class HttpServer {
    * socket's can be read later, as long as the response was not aborted.
    */
   private credentials(res: HttpResponse, req: HttpRequest, aborted: () => boolean): Credentials {
-    const forwarded = this.ctx.config.trustProxy ? (req.getHeader('x-forwarded-for').split(',')[0]?.trim() ?? '') : '';
+    const forwarded = this.ctx.config.trustProxy ? forwardedClient(req.getHeader('x-forwarded-for'), this.ctx.config.trustProxyHops) : '';
     let ip: string | undefined;
     return {
       authorization: req.getHeader('authorization'),
@@ -282,6 +282,18 @@ export class HttpServer {
       },
     };
   }
+}
+
+/**
+ * The client address as the trusted proxies saw it: each proxy appends the
+ * address it received from, so the entry `hops` places from the right is the
+ * one the outermost trusted proxy wrote. Entries further left were written by
+ * the client and are ignored. With fewer entries than hops, the leftmost.
+ */
+export function forwardedClient(header: string, hops: number): string {
+  if (!header) return '';
+  const entries = header.split(',');
+  return entries[Math.max(0, entries.length - hops)]!.trim();
 }
 
 function socketAddress(res: HttpResponse): string {
