@@ -122,7 +122,7 @@ t.test('a body not sent as JSON is 415 unsupported_media_type, on every route wi
   const svc = await startTestService();
   t.teardown(() => svc.stop());
   const record = JSON.stringify({ key_id: 1, master_id: 1, status_code: 200 });
-  const asType = (type: string | null) => (type === null ? {} : { 'content-type': type });
+  const asType = (type: string | null): Record<string, string> => (type === null ? {} : { 'content-type': type });
   for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', null]) {
     const r = await svc.request('POST', '/logs', { rawBody: Buffer.from(record), headers: asType(type) });
     t.equal(r.status, 415, `POST /logs as ${type}`);
