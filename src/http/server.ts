@@ -36,7 +36,7 @@ interface Incoming extends Exchange {
   rawQuery: string;
   started: number;
   /** Gives back what an unfinished body holds in the budget (on abort). */
-  releaseBody?: () => void;
+  releaseBody: (() => void) | undefined;
 }
 
 export class HttpServer {
@@ -103,6 +103,7 @@ export class HttpServer {
       // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
       credentials: role === 'public' ? noCredentials : this.credentials(res, req, () => ex.aborted),
       started: performance.now(),
+      releaseBody: undefined, // set while a body is being received (declared here: one object shape per request)
     };
     const contentLength = req.getHeader('content-length');
     // Without a Content-Length a request has a body only when it is chunked.
