@@ -65,8 +65,9 @@ export function readBody(
       return abort;
     }
     held = declared;
-    // One buffer of the declared size: no chunk list, no final concatenation.
-    const body = Buffer.allocUnsafe(declared);
+    // One buffer of the declared size: no chunk list, no final concatenation. Its own memory, not the shared
+    // pool's: a body sent to a worker thread is cloned with its whole backing store.
+    const body = Buffer.allocUnsafeSlow(declared);
     let at = 0;
     res.onData((chunk, isLast) => {
       if (settled) return;

@@ -106,8 +106,6 @@ export class HttpServer {
       releaseBody: undefined, // set while a body is being received (declared here: one object shape per request)
     };
     const contentLength = req.getHeader('content-length');
-    // Without a Content-Length a request has a body only when it is chunked.
-    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
     res.onAborted(() => {
       ex.aborted = true;
       ex.releaseBody?.();
@@ -122,6 +120,8 @@ export class HttpServer {
     const limit = compiled.bodyLimit;
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
+    // Without a Content-Length a request has a body only when it is chunked (req is still valid: no await yet).
+    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
     if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
       return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
     }
