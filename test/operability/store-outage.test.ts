@@ -30,6 +30,7 @@ async function tcpProxy(target: { host: string; port: number }) {
     port = (server.address() as net.AddressInfo).port;
   };
   const stop = async (): Promise<void> => {
+    if (!server?.listening) return;
     const closed = new Promise((resolve) => server!.close(resolve));
     for (const s of sockets) s.destroy();
     await closed;
@@ -54,7 +55,10 @@ t.test('Postgres unreachable: admin writes and reads answer 503 naming postgres;
   const url = new URL(db.url);
   url.port = String(proxy.port());
   const svc = await startTestService({ databaseUrl: url.toString() });
-  t.teardown(() => svc.stop());
+  t.teardown(async () => {
+    await svc.stop();
+    await proxy.stop(); // a listening proxy would keep the test process alive
+  });
   const admin = { token: adminToken };
   const m = await svc.request('POST', '/admin/masters', { ...admin, body: { name: 'before', group: 'default' } });
   t.equal(m.status, 201, m.text);
@@ -82,7 +86,10 @@ t.test('Redis unreachable: a child-key lookup answers 503 naming redis; admin wr
   const viaProxy = new URL(redisUrl);
   viaProxy.port = String(proxy.port());
   const svc = await startTestService({ env: { SVC_REDIS_URL: viaProxy.toString(), SVC_IDENTITY_CACHE_MS: '0' } });
-  t.teardown(() => svc.stop());
+  t.teardown(async () => {
+    await svc.stop();
+    await proxy.stop();
+  });
   const admin = { token: adminToken };
   const m = await svc.request('POST', '/admin/masters', { ...admin, body: { name: 'r', group: 'default' } });
   const k = await svc.request('POST', `/admin/masters/${m.json.id}/keys`, { ...admin, body: { name: 'k' } });
