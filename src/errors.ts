@@ -9,6 +9,7 @@ export const errorStatus = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -70,6 +71,13 @@ export const methodNotAllowed = (allowed: string[]): AppError =>
   new AppError('bad_request', 'method not allowed on this path', { allowed }, { Allow: allowed.join(', ') }, 405);
 export const unavailable = (message: string, retryAfterSeconds?: number): AppError =>
   new AppError('unavailable', message, {}, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
+
+/** The stores a request may wait on; a 503 names the one that is down. */
+export type StoreName = 'postgres' | 'redis' | 'clickhouse';
+
+/** A store that cannot be reached: 503 with `Retry-After` and the store named in `data`. */
+export const storeUnavailable = (store: StoreName, retryAfterSeconds = 5): AppError =>
+  new AppError('unavailable', `${store} is unavailable; retry later`, { store }, { 'Retry-After': String(retryAfterSeconds) });
 
 /** Any thrown value as an AppError; unknown failures become `internal` without leaking their text. */
 export function toAppError(err: unknown): AppError {

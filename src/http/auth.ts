@@ -1,8 +1,10 @@
 /**
  * Caller roles. Admin and Internal are checked here against the configured
  * tokens (constant-time); Master and Key are resolved by hooks the tenancy
- * domain plugs in. Repeated failures from one client address are stopped by
- * the failure limiter before any lookup.
+ * domain plugs in. Repeated failures from one client address throttle that
+ * address's bad credentials (429), never its valid ones: many clients behind
+ * one egress address (the data plane among them) cannot be locked out by a
+ * neighbour's bad tries.
  */
 import { hash } from 'node:crypto';
 import { AppError, unauthorized } from '../errors.js';
@@ -119,17 +121,15 @@ export class Authenticator {
   authenticate(role: Role, cred: Credentials): Principal | Promise<Principal> {
     if (role === 'public') return anonymous;
     const wait = this.limiter.idle ? 0 : this.limiter.blockedFor(cred.clientIp);
-    if (wait > 0) {
-      throw new AppError('rate_limited', 'too many failed authentications from this address', { retry_after: wait }, {
-        'Retry-After': String(wait),
-      });
-    }
+    // Even a throttled address gets its credential checked: only a failure is refused (429, not counted again).
     const found = this.resolve(role, cred);
-    return found instanceof Promise ? found.then((p) => this.verdict(p, cred)) : this.verdict(found, cred);
+    return found instanceof Promise ? found.then((p) => this.verdict(p, cred, wait)) : this.verdict(found, cred, wait);
   }
 
-  private verdict(principal: Principal | null, cred: Credentials): Principal {
+  /** The principal; else 401 counted against the address, or 429 while the address is throttled. */
+  private verdict(principal: Principal | null, cred: Credentials, wait: number): Principal {
     if (principal) return principal;
+    if (wait > 0) throw throttled(wait);
     this.limiter.fail(cred.clientIp);
     throw unauthorized();
   }
@@ -171,6 +171,11 @@ export class Authenticator {
     return hook && token ? hook(token.token, token.digest) : null;
   }
 }
+
+const throttled = (wait: number): AppError =>
+  new AppError('rate_limited', 'too many failed authentications from this address', { retry_after: wait }, {
+    'Retry-After': String(wait),
+  });
 
 const anonymous: Principal = Object.freeze({ type: 'anonymous' });
 const adminPrincipal: Principal = Object.freeze({ type: 'admin' });

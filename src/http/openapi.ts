@@ -6,6 +6,7 @@ import type { Route } from './route.js';
 import { errorEnvelope, type JSONSchema } from './schema.js';
 import type { BuildInfo } from '../version.js';
 import type { Role } from './auth.js';
+import { errorStatus } from '../errors.js';
 
 const security: Record<Role, Array<Record<string, string[]>>> = {
   public: [],
@@ -48,8 +49,12 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
       ...(r.role !== 'public' ? { 401: errorResponse('credential missing or invalid'), 429: errorResponse('too many failed authentications') } : {}),
       ...(r.params ? { 404: errorResponse('not found') } : {}),
       500: errorResponse('internal failure'),
+      503: errorResponse('a store is down (data.store names it) or the service is busy; retry after Retry-After'),
     };
-    if (r.method !== 'GET') responses[413] = errorResponse('body too large');
+    if (r.method !== 'GET') {
+      responses[413] = errorResponse('body too large');
+      responses[415] = errorResponse('a body not sent as JSON (or NDJSON where accepted)');
+    }
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: r.summary,
@@ -71,7 +76,12 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
     servers: [{ url: '/' }],
     paths,
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas: {
+        Error: {
+          ...errorEnvelope,
+          properties: { ...(errorEnvelope.properties as Record<string, JSONSchema>), code: { type: 'string', enum: Object.keys(errorStatus) } },
+        },
+      },
       securitySchemes: {
         AdminAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Bearer <SVC_ADMIN_TOKEN>' },
         MasterAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Bearer <master key>' },

@@ -16,6 +16,8 @@ import { sendStream } from './stream.js';
 import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
 import { parseJson, validated } from './body.js';
+import { BodyBudget, readBody } from './body-reader.js';
+import { isJsonBody } from './media-type.js';
 import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
@@ -36,6 +38,8 @@ interface Incoming extends Exchange {
   /** The headers the route declared (uWS's request object is gone after the first await). */
   headers: Record<string, string> | undefined;
   started: number;
+  /** Gives back what an unfinished body holds in the budget (on abort). */
+  releaseBody: (() => void) | undefined;
 }
 
 export class HttpServer {
@@ -45,6 +49,8 @@ export class HttpServer {
   private inFlight = 0;
   private drained: (() => void) | null = null;
   private closing = false;
+  /** Bytes held for bodies still being received, across all requests (SVC_BODY_MEMORY_BYTES). */
+  readonly bodyBudget: BodyBudget;
   observer: RequestObserver | null = null;
 
   constructor(
@@ -52,6 +58,7 @@ export class HttpServer {
     private readonly ctx: AppContext,
   ) {
     for (const compiled of compileRoutes(routes)) this.router.add(compiled.route.method, compiled.route.path, compiled);
+    this.bodyBudget = new BodyBudget(ctx.config.bodyMemoryBytes);
     this.app = uWS.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
@@ -101,11 +108,13 @@ export class HttpServer {
       // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
       credentials: role === 'public' ? noCredentials : this.credentials(res, req, () => ex.aborted),
       started: performance.now(),
+      releaseBody: undefined, // set while a body is being received (declared here: one object shape per request)
     };
     const contentLength = req.getHeader('content-length');
     res.onAborted(() => {
       ex.aborted = true;
       ex.onAbort?.();
+      ex.releaseBody?.();
       this.finish(ex, '(aborted)', 499);
     });
     this.inFlight++;
@@ -117,11 +126,19 @@ export class HttpServer {
     const limit = compiled.bodyLimit;
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
-    if (contentLength && Number(contentLength) > limit) {
+    // Without a Content-Length a request has a body only when it is chunked (req is still valid: no await yet).
+    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
+    if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
+      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
+    }
+    const declared = contentLength ? Number(contentLength) : undefined;
+    if (declared !== undefined && !(declared <= limit)) {
       return this.fail(ex, compiled.route.path, tooLarge(limit), true);
     }
-    readBody(res, limit, (body) => {
-      if (body === null) return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+    ex.releaseBody = readBody(res, limit, declared, this.bodyBudget, (body) => {
+      ex.releaseBody = undefined;
+      if (body === 'too_large') return this.fail(ex, compiled.route.path, tooLarge(limit), true);
+      if (body === 'busy') return this.fail(ex, compiled.route.path, bodiesBusy(), true);
       this.execute(ex, compiled, params, body);
     });
   }
@@ -274,7 +291,7 @@ export class HttpServer {
    * socket's can be read later, as long as the response was not aborted.
    */
   private credentials(res: HttpResponse, req: HttpRequest, aborted: () => boolean): Credentials {
-    const forwarded = this.ctx.config.trustProxy ? (req.getHeader('x-forwarded-for').split(',')[0]?.trim() ?? '') : '';
+    const forwarded = this.ctx.config.trustProxy ? forwardedClient(req.getHeader('x-forwarded-for'), this.ctx.config.trustProxyHops) : '';
     let ip: string | undefined;
     return {
       authorization: req.getHeader('authorization'),
@@ -292,6 +309,18 @@ function readHeaders(req: HttpRequest, names: string[]): Record<string, string> 
   return out;
 }
 
+/**
+ * The client address as the trusted proxies saw it: each proxy appends the
+ * address it received from, so the entry `hops` places from the right is the
+ * one the outermost trusted proxy wrote. Entries further left were written by
+ * the client and are ignored. With fewer entries than hops, the leftmost.
+ */
+export function forwardedClient(header: string, hops: number): string {
+  if (!header) return '';
+  const entries = header.split(',');
+  return entries[Math.max(0, entries.length - hops)]!.trim();
+}
+
 function socketAddress(res: HttpResponse): string {
   const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
@@ -300,20 +329,16 @@ function socketAddress(res: HttpResponse): string {
 const tooLarge = (limit: number): AppError =>
   new AppError('payload_too_large', `body larger than ${limit} bytes`, { limit });
 
-/** Reads the body; null when it exceeds `limit`. uWS chunks are only valid inside the callback: copy them (once). */
-function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  res.onData((chunk, isLast) => {
-    if (!over) {
-      size += chunk.byteLength;
-      if (size > limit) over = true;
-      else chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
-    }
-    if (isLast) done(over ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+const bodiesBusy = (): AppError =>
+  new AppError('unavailable', 'too many request bodies are being received; retry later', { reason: 'body_memory' }, {
+    'Retry-After': '1',
   });
-}
+
+const unsupportedType = (given: string, ndjson: boolean): AppError =>
+  new AppError('unsupported_media_type', 'the body must be sent as JSON', {
+    content_type: given,
+    accepted: ndjson ? ['application/json', 'application/x-ndjson'] : ['application/json'],
+  });
 
 function parseQuery(raw: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

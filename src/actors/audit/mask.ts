@@ -1,18 +1,24 @@
 /**
  * Audit records never hold a secret: values under secret-bearing field names
- * are masked wherever they sit in the document, and the diff is computed on
- * the masked documents.
+ * and credential headers in header maps are masked wherever they sit in the
+ * document (the rule of src/actors/secret-names.ts), and the diff is computed
+ * on the masked documents.
  */
-const secretField = /^(master_key|key_secret|api_key|access_token|refresh_token|secret|password)$/i;
+import { isHeaderMap, isSecretField, maskHeaderValues } from '../secret-names.js';
 
 export const masked = '[masked]';
+
+const maskWhole = (): string => masked;
 
 export function maskSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskSecrets);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = secretField.test(k) && v !== null && v !== '' ? masked : maskSecrets(v);
+    if (isSecretField(k) && v !== null && v !== '') out[k] = masked;
+    else if (isHeaderMap(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = maskHeaderValues(v as Record<string, string>, maskWhole);
+    } else out[k] = maskSecrets(v);
   }
   return out;
 }

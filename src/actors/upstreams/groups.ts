@@ -9,6 +9,7 @@ import { clampLimit } from '../../http/schema.js';
 import { mapDbErrors } from './db-errors.js';
 import { routedChange } from './sync.js';
 import { cloudPlatformType } from './values.js';
+import { keepMaskedHeaders, maskGroup } from './secrets.js';
 
 
 type GroupInput = Partial<Omit<GroupRow, 'id' | 'createdAt' | 'updatedAt' | 'deletedAt'>>;
@@ -32,7 +33,7 @@ export const groupHandlers = {
       () =>
         routedChange(ctx, async (tx) => {
           const g = await insertGroup(tx, withLocationDefault(body));
-          return { result: g, affected: { groupIds: [g.id] } };
+          return { result: maskGroup(g), affected: { groupIds: [g.id] } };
         }),
       'provider group',
       'name',
@@ -40,9 +41,11 @@ export const groupHandlers = {
 
   listGroups: async ({ query }: RouteInput<unknown, { page: number; limit?: number; search?: string }>, ctx: BaseContext) => {
     const limit = clampLimit(query.limit);
-    return { ...(await listGroups(ctx.db, { page: query.page, limit, search: query.search })), page: query.page, limit };
+    const { items, total } = await listGroups(ctx.db, { page: query.page, limit, search: query.search });
+    return { items: items.map(maskGroup), total, page: query.page, limit };
   },
 
+  /** The one place a group's credential headers are returned whole. */
   getGroup: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx: BaseContext) => requireGroup(ctx.db, params.id),
 
   updateGroup: ({ params, body }: RouteInput<GroupInput, unknown, { id: number }>, ctx: BaseContext) =>
@@ -50,8 +53,9 @@ export const groupHandlers = {
       () =>
         routedChange(ctx, async (tx) => {
           const current = await requireGroup(tx, params.id, true);
-          const g = (await updateGroup(tx, params.id, withLocationDefault(body, current)))!;
-          return { result: g, affected: { groupIds: [g.id] } };
+          const values = body.static_headers ? { ...body, static_headers: keepMaskedHeaders(body.static_headers, current.static_headers) } : body;
+          const g = (await updateGroup(tx, params.id, withLocationDefault(values, current)))!;
+          return { result: maskGroup(g), affected: { groupIds: [g.id] } };
         }),
       'provider group',
       'name',

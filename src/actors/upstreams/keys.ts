@@ -5,7 +5,7 @@ import type { RouteInput } from '../../http/route.js';
 import { badRequest, notFound } from '../../errors.js';
 import { deleteKeys, existingGroupIds, findKey, insertKey, listKeys, updateKeys, type KeyRow } from '../../storage/postgres/upstreams.js';
 import { clampLimit } from '../../http/schema.js';
-import { maskKey } from './secrets.js';
+import { maskKey, unmasked } from './secrets.js';
 import { routedChange } from './sync.js';
 
 type KeyInput = Partial<Omit<KeyRow, 'id' | 'createdAt' | 'updatedAt' | 'deletedAt'>>;
@@ -43,10 +43,19 @@ async function changeKeys(ctx: BaseContext, ids: number[], values: KeyInput): Pr
   return routedChange(ctx, async (tx) => {
     await checkKeys(tx, [values], () => '');
     const before = await Promise.all(ids.map((id) => findKey(tx, id)));
-    const rows = await updateKeys(tx, ids, withStatusRules(values));
+    const rows = await updateKeys(tx, ids, withStatusRules(ids.length === 1 && before[0] ? keepMasked(values, before[0]) : values));
     const groupIds = [...before.filter((k): k is KeyRow => !!k).map((k) => k.group_id), ...rows.map((r) => r.group_id)];
     return { result: rows, affected: { groupIds } };
   });
+}
+
+/** Secrets sent back as they were shown masked keep their stored values. */
+function keepMasked(values: KeyInput, stored: KeyRow): KeyInput {
+  const out = { ...values };
+  if (out.api_key != null) out.api_key = unmasked(out.api_key, stored.api_key);
+  if (out.access_token != null) out.access_token = unmasked(out.access_token, stored.access_token);
+  if (out.refresh_token != null) out.refresh_token = unmasked(out.refresh_token, stored.refresh_token);
+  return out;
 }
 
 export const keyHandlers = {

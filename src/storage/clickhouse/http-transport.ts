@@ -7,6 +7,10 @@
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
+import { rethrowAs } from '../outage.js';
+
+/** A server that cannot be reached rejects with the `clickhouse` 503; its own errors (data, syntax) pass unchanged. */
+const clickhouseDown = rethrowAs('clickhouse');
 
 export interface HttpClickHouseOptions {
   url: string;
@@ -31,13 +35,17 @@ export class HttpClickHouse implements ClickHouse {
 
   async command(sql: string, params: QueryParams = {}): Promise<void> {
     this.#open();
-    await this.#client.command({ query: sql, query_params: params });
+    await this.#client.command({ query: sql, query_params: params }).catch(clickhouseDown);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: QueryParams = {}): Promise<T[]> {
     this.#open();
-    const rs = await this.#client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
-    return rs.json<T>();
+    try {
+      const rs = await this.#client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return await rs.json<T>();
+    } catch (err) {
+      return clickhouseDown(err);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { createPool, type DatabasePool } from 'slonik';
 import { createTypeParsers } from './type-parsers.js';
+import { rethrowAs } from '../outage.js';
 
 /**
  * Adds startup options that pin the session to UTC and ISO date output. They
@@ -24,8 +25,36 @@ export async function connectPool(
   opts: { maxSize?: number } = {},
 ): Promise<DatabasePool> {
   // createPool connects once up front (to look up type OIDs), so it rejects when the server is down.
-  return createPool(withUtcSession(url), {
+  const pool = await createPool(withUtcSession(url), {
     maximumPoolSize: opts.maxSize ?? 10,
     typeParsers: createTypeParsers(),
   });
+  return reportingOutages(pool);
 }
+
+/**
+ * `pool` whose queries and transactions reject with the `postgres` 503
+ * (src/storage/outage.ts) when the server cannot be reached, on whichever
+ * thread they run; other errors pass unchanged.
+ */
+function reportingOutages(pool: DatabasePool): DatabasePool {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(pool, {
+    get(target, key) {
+      const value = Reflect.get(target, key) as unknown;
+      if (typeof value !== 'function' || key === 'end' || key === 'getPoolState') return value;
+      let fn = wrapped.get(key);
+      if (!fn) {
+        const method = value as (...args: unknown[]) => unknown;
+        fn = (...args: unknown[]) => {
+          const result = method.apply(target, args);
+          return result instanceof Promise ? result.catch(postgresDown) : result;
+        };
+        wrapped.set(key, fn);
+      }
+      return fn;
+    },
+  });
+}
+
+const postgresDown = rethrowAs('postgres');

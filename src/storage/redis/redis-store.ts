@@ -9,6 +9,10 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { checkOps } from './memory-store.js';
 import type { SharedStore, StoreOp } from './store.js';
+import { rethrowAs } from '../outage.js';
+
+/** A command that failed for want of a connection rejects with the `redis` 503 (src/storage/outage.ts). */
+const redisDown = rethrowAs('redis');
 
 const CONNECT_TIMEOUT_MS = 1_500;
 const COMMAND_TIMEOUT_MS = 1_500;
@@ -96,19 +100,19 @@ export class RedisStore implements SharedStore {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.redis.get(key);
+    return this.redis.get(key).catch(redisDown);
   }
 
   async hget(key: string, field: string): Promise<string | null> {
-    return this.redis.hget(key, field);
+    return this.redis.hget(key, field).catch(redisDown);
   }
 
   async hgetall(key: string): Promise<Record<string, string>> {
-    return this.redis.hgetall(key);
+    return this.redis.hgetall(key).catch(redisDown);
   }
 
   async smembers(key: string): Promise<string[]> {
-    return this.redis.smembers(key);
+    return this.redis.smembers(key).catch(redisDown);
   }
 
   async scan(pattern: string): Promise<string[]> {
@@ -116,7 +120,7 @@ export class RedisStore implements SharedStore {
     const keys = new Set<string>();
     let cursor = '0';
     do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT).catch(redisDown);
       for (const key of batch) keys.add(key);
       cursor = next;
     } while (cursor !== '0');
@@ -144,7 +148,7 @@ export class RedisStore implements SharedStore {
         case 'publish': multi.publish(op.channel, op.message); break;
       }
     }
-    const results = await multi.exec();
+    const results = await multi.exec().catch(redisDown);
     if (results === null) throw new Error('redis transaction aborted');
     const failed = results.find(([err]) => err);
     if (failed) throw failed[0];

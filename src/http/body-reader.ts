@@ -1,0 +1,93 @@
+/**
+ * Receiving request bodies within two bounds: each body's own limit, and the
+ * bytes held for all bodies still being received (SVC_BODY_MEMORY_BYTES), so
+ * that slow uploads cannot pin unbounded memory. A declared Content-Length is
+ * reserved whole before the first byte is read; a chunked body reserves as it
+ * arrives. What a body held is given back when it completes or is aborted.
+ */
+import type { HttpResponse } from 'uWebSockets.js';
+
+/** The bytes held by unfinished bodies across all requests, against one cap. */
+export class BodyBudget {
+  private heldBytes = 0;
+
+  constructor(readonly cap: number) {}
+
+  get held(): number {
+    return this.heldBytes;
+  }
+
+  take(bytes: number): boolean {
+    if (this.heldBytes + bytes > this.cap) return false;
+    this.heldBytes += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.heldBytes -= bytes;
+  }
+}
+
+/** Why a body was not read: over its own limit, or no room in the budget. */
+export type BodyRefusal = 'too_large' | 'busy';
+
+/**
+ * Reads one body into a single buffer (uWS chunks are only valid inside the
+ * callback, so each is copied once). `done` is called once, with the body or
+ * a refusal; after a refusal nothing more is read (the caller answers and
+ * closes the connection). Returns what to call when the request is aborted.
+ */
+export function readBody(
+  res: HttpResponse,
+  limit: number,
+  declared: number | undefined,
+  budget: BodyBudget,
+  done: (body: Buffer | BodyRefusal) => void,
+): () => void {
+  let held = 0;
+  let settled = false;
+  const settle = (outcome: Buffer | BodyRefusal): void => {
+    settled = true;
+    budget.give(held);
+    held = 0;
+    done(outcome);
+  };
+  const abort = (): void => {
+    if (settled) return;
+    settled = true;
+    budget.give(held);
+    held = 0;
+  };
+
+  if (declared !== undefined) {
+    if (!budget.take(declared)) {
+      settle('busy');
+      return abort;
+    }
+    held = declared;
+    // One buffer of the declared size: no chunk list, no final concatenation. Its own memory, not the shared
+    // pool's: a body sent to a worker thread is cloned with its whole backing store.
+    const body = Buffer.allocUnsafeSlow(declared);
+    let at = 0;
+    res.onData((chunk, isLast) => {
+      if (settled) return;
+      const n = Math.min(chunk.byteLength, declared - at);
+      if (n > 0) body.set(new Uint8Array(chunk, 0, n), at);
+      at += n;
+      if (isLast) settle(at === declared ? body : body.subarray(0, at));
+    });
+    return abort;
+  }
+
+  const chunks: Buffer[] = [];
+  res.onData((chunk, isLast) => {
+    if (settled) return;
+    const n = chunk.byteLength;
+    if (held + n > limit) return settle('too_large');
+    if (n > 0 && !budget.take(n)) return settle('busy');
+    held += n;
+    if (n > 0) chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+    if (isLast) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, held));
+  });
+  return abort;
+}
