@@ -18,6 +18,12 @@ import { parseJson, validated } from './body.js';
 import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
 
+/** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: no SO_REUSEPORT. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** The address cannot be bound: a start-up failure told in one line. */
+export class ListenError extends Error {}
+
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const noCredentials: Credentials = Object.freeze({ authorization: '', internalToken: '', clientIp: '' });
 
@@ -53,13 +59,19 @@ export class HttpServer {
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
 
+  /**
+   * Listens exclusively: uWS shares ports by default (SO_REUSEPORT), and a second service on the same port would
+   * silently get half the requests.
+   */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+      const onListen = (socket: us_listen_socket | false): void => {
+        if (!socket) return reject(new ListenError(`cannot listen on ${host}:${port} (SVC_HOST, SVC_PORT): the port is in use or the address is not available`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket));
-      });
+      };
+      // (host, port, options, cb) exists in the binding but not in its type declarations.
+      (this.app.listen as unknown as (h: string, p: number, o: number, cb: typeof onListen) => void)(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, onListen);
     });
   }
 
