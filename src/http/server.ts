@@ -8,6 +8,7 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { AppError, methodNotAllowed, notFound, toAppError, unavailable } from '../errors.js';
 import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
@@ -57,6 +58,19 @@ export class HttpServer {
     for (const compiled of compileRoutes(routes)) this.router.add(compiled.route.method, compiled.route.path, compiled);
     this.app = uWS.App();
     this.app.any('/*', (res, req) => this.dispatch(res, req));
+  }
+
+  /**
+   * Fails early, before the stores are opened and migrated, when the address cannot be bound. `listen` checks again:
+   * the port may be taken in between.
+   */
+  static async probe(host: string, port: number): Promise<void> {
+    if (port === 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', (err: NodeJS.ErrnoException) => reject(new ListenError(`cannot listen on ${host}:${port} (SVC_HOST, SVC_PORT): ${err.code === 'EADDRINUSE' ? 'the port is in use' : (err.code ?? err.message)}`)));
+      probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    });
   }
 
   /**

@@ -22,7 +22,7 @@ function runToExit(args: string[], env: Record<string, string>): Promise<{ code:
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 200_000);
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -51,22 +51,28 @@ t.test('an unknown argument is an error: exit 2 with one line, nothing started',
   }
 });
 
-t.test('a second service on a port in use, or on a data directory in use, exits 1 with one line and no stack', { timeout: 240_000 }, async (t) => {
+t.test('a second service on a port in use, or on a data directory in use, exits 1 with one line and no stack', { timeout: 290_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-proc-'));
   const otherDir = mkdtempSync(join(tmpdir(), 'cp-proc-'));
   t.teardown(() => {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(otherDir, { recursive: true, force: true });
   });
-  const first = await startProcess({ SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: 'adm' }, 120_000);
+  const first = await startProcess({ SVC_DATA_DIR: dataDir }, 120_000);
   t.teardown(async () => {
     first.child.kill('SIGTERM');
     await first.exited;
   });
+  // The start-up log tells a new operator where to go, and that the admin API is closed without a token.
+  const listening = JSON.parse(first.lines.find((l) => l.includes('"msg":"listening"'))!) as Record<string, string>;
+  t.equal(listening.console, `http://127.0.0.1:${first.port}/console/`);
+  t.equal(listening.apiDocs, `http://127.0.0.1:${first.port}/swagger/index.html`);
+  await new Promise((r) => setTimeout(r, 200));
+  t.ok(first.lines.some((l) => /"level":40,.*SVC_ADMIN_TOKEN is not set/.test(l)), 'warns that no admin token is set');
 
   const port = await runToExit([], { SVC_PORT: String(first.port), SVC_DATA_DIR: otherDir, SVC_ADMIN_TOKEN: 'other' });
   t.equal(port.code, 1, 'port in use: exit 1');
-  t.match(port.stderr, new RegExp(`^failed to start: cannot listen on 127\\.0\\.0\\.1:${first.port} .*in use`));
+  t.match(port.stderr, new RegExp(`^failed to start: cannot listen on 127\\.0\\.0\\.1:${first.port} .*port is in use`));
   t.equal(port.stderr.trim().split('\n').length, 1, 'one line');
   t.notMatch(port.stderr, /\n\s+at /, 'no stack trace');
   t.notMatch(port.stdout, /"msg":"listening"/, 'it never listened');
@@ -97,7 +103,7 @@ t.test('with no stores configured it serves /health on embedded stores; SIGTERM 
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-proc-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const started = Date.now();
-  const run = await startProcess({ SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: 'adm' });
+  const run = await startProcess({ SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: 'adm' }, 120_000);
   const base = `http://127.0.0.1:${run.port}`;
   const health = await fetch(`${base}/health`);
   t.equal(health.status, 200);
