@@ -19,7 +19,7 @@ const alive = (pid: number): boolean => {
   }
 };
 
-t.test('npm start on a built tree does not compile, answers /health, and SIGTERM to npm stops the service', { timeout: 120_000 }, async (t) => {
+t.test('npm start on a built tree does not compile, answers /health, and SIGTERM to npm stops the service', { timeout: 280_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-npm-start-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const stamp = join(repo, 'dist/build-info.json');
@@ -32,9 +32,12 @@ t.test('npm start on a built tree does not compile, answers /health, and SIGTERM
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const npmExited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (npm.exitCode === null) npm.kill('SIGTERM'); // a failed run leaves nothing behind
+  });
   const lines: string[] = [];
   const listening = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line:\n${lines.join('\n')}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no listening line:\n${lines.join('\n')}`)), 240_000);
     let buffer = '';
     npm.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
