@@ -64,6 +64,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const startedAt = Date.now();
   const build = loadBuildInfo();
   const clock = options.clock ?? new Clock();
+  await HttpServer.probe(config.host, config.port);
   mkdirSync(config.dataDir, { recursive: true });
 
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb });
@@ -127,7 +128,12 @@ export async function startService(config: Config, log: Logger, options: Service
     const http = new HttpServer(allRoutes(build), app);
     http.observer = metrics.observeRequest;
     const port = await http.listen(config.host, config.port);
-    log.info({ port, version: build.version, database: database.embedded ? 'embedded' : 'postgres', store: store.kind, clickhouse: clickhouse.transport }, 'listening');
+    const origin = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
+    log.info(
+      { port, version: build.version, database: database.embedded ? 'embedded' : 'postgres', store: store.kind, clickhouse: clickhouse.transport, console: `${origin}/console/`, apiDocs: `${origin}/swagger/index.html` },
+      'listening',
+    );
+    if (!config.adminToken) log.warn('SVC_ADMIN_TOKEN is not set: every /admin request and the console are refused (401); set it to manage the service');
 
     let stopping: Promise<void> | null = null;
     const stop = (): Promise<void> =>

@@ -58,6 +58,7 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${r.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
       tags: r.tags,
       security: security[r.role],
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],

@@ -56,6 +56,8 @@ interface RouteBase {
   path: string;
   role: Role;
   summary: string;
+  /** Longer text for the OpenAPI document: defaults, windows, delays a caller must know. */
+  description?: string;
   tags: string[];
   params?: JSONSchema;
   query?: JSONSchema;

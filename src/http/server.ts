@@ -8,6 +8,7 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { AppError, methodNotAllowed, notFound, toAppError, unavailable } from '../errors.js';
 import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
@@ -20,6 +21,12 @@ import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
 import type { Credentials, Principal } from './auth.js';
 import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
+
+/** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: no SO_REUSEPORT. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** The address cannot be bound: a start-up failure told in one line. */
+export class ListenError extends Error {}
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const noCredentials: Credentials = Object.freeze({ authorization: '', internalToken: '', clientIp: '' });
@@ -63,13 +70,32 @@ export class HttpServer {
     this.app.any('/*', (res, req) => this.dispatch(res, req));
   }
 
+  /**
+   * Fails early, before the stores are opened and migrated, when the address cannot be bound. `listen` checks again:
+   * the port may be taken in between.
+   */
+  static async probe(host: string, port: number): Promise<void> {
+    if (port === 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', (err: NodeJS.ErrnoException) => reject(new ListenError(`cannot listen on ${host}:${port} (SVC_HOST, SVC_PORT): ${err.code === 'EADDRINUSE' ? 'the port is in use' : (err.code ?? err.message)}`)));
+      probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    });
+  }
+
+  /**
+   * Listens exclusively: uWS shares ports by default (SO_REUSEPORT), and a second service on the same port would
+   * silently get half the requests.
+   */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+      const onListen = (socket: us_listen_socket | false): void => {
+        if (!socket) return reject(new ListenError(`cannot listen on ${host}:${port} (SVC_HOST, SVC_PORT): the port is in use or the address is not available`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket));
-      });
+      };
+      // (host, port, options, cb) exists in the binding but not in its type declarations.
+      (this.app.listen as unknown as (h: string, p: number, o: number, cb: typeof onListen) => void)(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, onListen);
     });
   }
 

@@ -14,7 +14,7 @@ export interface ScrapeState {
     insertRefusals: number; insertOutages: number; deadLettered: number; deadLetterBatches: number; deadLetterRecords: number;
     degraded: boolean; spoolBytes: number; memoryBytes: number; pendingRecords: number;
   };
-  outbox: { pending: number; dead: number; retrying: number; oldestPendingAgeSeconds: number; delivered: number; failures: number };
+  outbox: { pending: number; dead: number; retrying: number; oldestPendingAgeSeconds: number; delivered_since_start: number; failures_since_start: number };
   mailboxes: Record<string, number>;
   health: { database: boolean; store: boolean; clickhouse: boolean; logPipeline: boolean };
   workerFailures: number;
@@ -106,8 +106,8 @@ export class Metrics {
     gauge('outbox_dead', 'Outbox entries parked after too many rejections', (s) => s.outbox.dead);
     gauge('outbox_retrying', 'Outbox entries that failed at least once', (s) => s.outbox.retrying);
     gauge('outbox_lag_seconds', 'Age of the oldest undelivered store change', (s) => s.outbox.oldestPendingAgeSeconds);
-    counter('outbox_delivered_total', 'Outbox entries delivered by this instance', (s) => s.outbox.delivered);
-    counter('outbox_retries_total', 'Failed outbox deliveries by this instance (each is retried)', (s) => s.outbox.failures);
+    counter('outbox_delivered_total', 'Outbox entries delivered by this instance', (s) => s.outbox.delivered_since_start);
+    counter('outbox_retries_total', 'Failed outbox deliveries by this instance (each is retried)', (s) => s.outbox.failures_since_start);
     gauge('store_up', 'The shared store answers (1) or not (0)', (s) => Number(s.health.store));
     gauge('database_up', 'Postgres answers (1) or not (0)', (s) => Number(s.health.database));
     gauge('clickhouse_up', 'ClickHouse answers (1) or not (0)', (s) => Number(s.health.clickhouse));

@@ -152,11 +152,36 @@ t.test('traffic chart by minute: the axis starts at the minute of since', async 
   t.equal(six.json.x.length, 361, 'a range starting mid-minute touches 361 minutes');
 });
 
+t.test('without since/until the reads cover the last 24 hours (6 hours for minute buckets), as documented', async (t) => {
+  // The test clock runs on from 12:00:30; `until` defaults to its now.
+  const near = (until: number) => Math.abs(until - svc.service.clock.now() / 1000) <= 5;
+  const plain = await get('/admin/logs/stats');
+  t.equal(plain.status, 200);
+  t.ok(near(plain.json.until), 'until is now');
+  t.equal(plain.json.until - plain.json.since, 86400, 'the last 24 hours');
+  t.ok(plain.json.items.length > 0, 'the last 24 hours hold records');
+  const from = s('2025-03-10T11:00:00Z');
+  const fromOnly = await get(`/admin/logs/stats?since=${from}`);
+  t.equal(fromOnly.json.since, from);
+  t.ok(near(fromOnly.json.until), 'until is now');
+  const toOnly = await get(`/admin/logs/stats?until=${from}`);
+  t.match(toOnly.json, { since: from - 86400, until: from });
+  const minutes = await get('/admin/logs/stats/traffic-chart?granularity=minute');
+  t.equal(minutes.status, 200);
+  t.equal(minutes.json.until - minutes.json.since, 6 * 3600, 'minute buckets: the last 6 hours');
+  const hours = await get('/admin/logs/stats/traffic-chart');
+  t.equal(hours.json.until - hours.json.since, 86400);
+  const doc = (await svc.request('GET', '/swagger/doc.json')).json;
+  for (const path of ['/admin/logs/stats', '/admin/logs/stats/traffic-chart']) {
+    t.match(doc.paths[path].get.description, /last 24 hours/, `${path} states its default window`);
+    t.notOk(doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'since').required, `${path} since is optional`);
+  }
+  t.match(doc.paths['/admin/logs'].get.description, /SVC_LOG_FLUSH_MS/, 'the log list states the ingestion delay');
+});
+
 t.test('parameter errors answer 400 in the envelope', async (t) => {
   const since = s('2025-03-10T00:00:00Z');
   const cases: Array<[string, string]> = [
-    [`/admin/logs/stats?until=${since}`, 'since'],
-    [`/admin/logs/stats?since=${since}`, 'until'],
     [`/admin/logs/stats?since=${since}&until=${since - 1}`, 'until'],
     [`/admin/logs/stats?since=${since}&until=${since}`, 'until'],
     [`/admin/logs/stats?since=${since}&until=${since + 60}&group_by=week`, 'group_by'],
@@ -170,7 +195,6 @@ t.test('parameter errors answer 400 in the envelope', async (t) => {
     [`/admin/logs/stats/traffic-chart?since=${since}&until=${since + 60}&metric=bytes`, 'metric'],
     [`/admin/logs/stats/traffic-chart?since=${since}&until=${since + 6 * 3600 + 60}&granularity=minute`, 'until'],
     [`/admin/logs/stats/traffic-chart?since=${since}&until=${since + 31 * 86400 + 1}`, 'until'],
-    [`/admin/logs/stats/traffic-chart?until=${since}`, 'since'],
     [`/admin/logs/stats/traffic-chart?since=${since + 60}&until=${since}`, 'until'],
   ];
   for (const [path, field] of cases) {

@@ -19,7 +19,10 @@ export function startProcess(env: Record<string, string>, timeoutMs = 30_000): P
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in ${timeoutMs} ms:\n${lines.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running (with its data directory's lock) after the test gives up
+      reject(new Error(`no listening line in ${timeoutMs} ms:\n${lines.join('\n')}`));
+    }, timeoutMs);
     let buffer = '';
     const onData = (chunk: Buffer) => {
       buffer += chunk.toString();

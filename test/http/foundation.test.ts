@@ -158,6 +158,20 @@ t.test('swagger: the page, its assets and an OpenAPI 3.1 document of every route
   t.same(doc.json.paths['/admin/features'].get.security, [{ AdminAuth: [] }]);
 });
 
+t.test('swagger: nothing on the page is fetched from another origin (no validator badge, no external $ref)', async (t) => {
+  const init = await svc.request('GET', '/swagger/swagger-init.js');
+  t.equal(init.status, 200);
+  t.match(init.text, /validatorUrl: null/, 'the public validator badge is off');
+  t.notMatch(init.text, /https?:\/\//);
+  for (const css of ['swagger-ui.css', 'index.css']) {
+    const r = await svc.request('GET', `/swagger/${css}`);
+    t.equal(r.status, 200);
+    t.notMatch(r.text, /(url\(\s*["']?https?:|@import)/, `${css} loads nothing from elsewhere`);
+  }
+  const doc = await svc.request('GET', '/swagger/doc.json');
+  t.notMatch(doc.text, /"\$ref":"https?:/, 'every $ref is local');
+});
+
 t.test('the store and database are what the service says they are', async (t) => {
   t.equal(svc.service.context.store.kind, svc.usingRedis ? 'redis' : 'memory');
   t.equal(svc.service.context.database.embedded, !svc.usingPostgres);

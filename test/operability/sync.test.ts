@@ -30,13 +30,19 @@ t.test('data-plane nodes acknowledge versions; the admin sees each node, its lag
   const s = await status();
   const next = s.config_version;
   t.ok(next > current);
-  t.same(s.nodes.map((n: { node_id: string; version: number; lag: number }) => [n.node_id, n.version, n.lag]), [
+  t.same(s.nodes.map((n: { node_id: string; applied_version: number; lag: number }) => [n.node_id, n.applied_version, n.lag]), [
     ['dp-a', current, next - current],
     ['dp-b', current - 1, next - current + 1],
   ]);
   t.match(s.nodes[0].last_seen_at, /Z$/);
   t.ok(s.nodes[0].seconds_since_seen >= 0);
-  t.match(s.outbox, { pending: 0, dead: 0 });
+  t.match(s.outbox, { pending: 0, dead: 0, retrying: 0, store_reachable: true });
+  // One time format (RFC 3339) and one name per thing.
+  t.match(s.config_updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+  t.match(s.outbox.last_delivery_at, /^\d{4}-\d\d-\d\dT.*Z$/);
+  t.ok(s.outbox.delivered_since_start > 0);
+  for (const gone of ['deadLettered', 'lastDeliveryAt', 'storeReachable', 'delivered', 'failures']) t.notOk(gone in s.outbox, `no ${gone}`);
+  t.notOk('version' in s.nodes[0], 'a node\'s version is applied_version, not a second "version"');
   // A node catching up moves its own row only.
   await svc.request('POST', '/internal/config/ack', { ...internal, body: { node_id: 'dp-b', version: next } });
   const after = await status();

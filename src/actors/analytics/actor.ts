@@ -22,10 +22,19 @@ const MAX_MINUTE_RANGE = 6 * HOUR;
 const MAX_HOUR_RANGE = 31 * 24 * HOUR;
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
-type RangeQuery = { since: number; until: number; master_id?: number; key_id?: number; model?: string };
+type RangeQuery = { since?: number; until?: number; master_id?: number; key_id?: number; model?: string };
 
-/** since/until are required by the schema; the order and the span of minute buckets are checked here. */
-function checkRange(q: { since: number; until: number }, granularity?: Bucket): TimeRange {
+/** The window read when since or until is absent: the last 24 hours (6 hours, the most allowed, for minute buckets). */
+export const DEFAULT_WINDOW = 24 * HOUR;
+
+/**
+ * Absent bounds default to a window ending now: until = now, since = until - DEFAULT_WINDOW (or 6 hours for
+ * minute buckets). The order and the span of minute and hour buckets are checked here.
+ */
+function checkRange(query: { since?: number; until?: number }, nowMs: number, granularity?: Bucket): TimeRange {
+  const window = granularity === 'minute' ? MAX_MINUTE_RANGE : DEFAULT_WINDOW;
+  const until = query.until ?? Math.ceil(nowMs / 1000);
+  const q = { since: query.since ?? Math.max(0, until - window), until };
   if (q.until <= q.since) throw badRequest('until must be after since', { until: 'must be greater than since' });
   if (granularity === 'minute' && q.until - q.since > MAX_MINUTE_RANGE) {
     throw badRequest('a minute range may span at most 6 hours', { until: 'at most 21600 seconds after since for minute buckets' });
@@ -137,7 +146,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
     handlers: {
       stats: async ({ query }: RouteInput<unknown, RangeQuery & { group_by: Bucket | 'model' }>, ctx) => {
         const groupBy = query.group_by;
-        const range = checkRange(query, groupBy === 'minute' ? 'minute' : undefined);
+        const range = checkRange(query, ctx.now(), groupBy === 'minute' ? 'minute' : undefined);
         const items = await grouped(await reader(ctx, query.master_id), range, filterOf(query), groupBy);
         return { group_by: groupBy, since: range.since, until: range.until, items };
       },
@@ -147,7 +156,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         ctx,
       ) => {
         const step = query.granularity === 'minute' ? 60 : HOUR;
-        const range = checkRange(query, query.granularity);
+        const range = checkRange(query, ctx.now(), query.granularity);
         const models = await querySeries(await reader(ctx, query.master_id), { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);

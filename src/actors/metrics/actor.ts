@@ -9,15 +9,8 @@ import type { Metrics, ScrapeState } from '../../metrics/metrics.js';
 import type { ActorSystem } from '../runtime/system.js';
 import type { HealthReport } from '../health/actor.js';
 import type { IdentityCache } from '../tenancy/identity-cache.js';
+import type { OutboxReport } from '../outbox/relay.js';
 
-interface OutboxReport {
-  pending: number;
-  dead: number;
-  retrying: number;
-  oldest_pending_at: string | null;
-  delivered: number;
-  failures: number;
-}
 
 export function metricsActor(metrics: Metrics, system: ActorSystem, identityCache: IdentityCache): ActorDefinition<MainContext> {
   const scrape = async (ctx: MainContext): Promise<ScrapeState> => {

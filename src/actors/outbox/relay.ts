@@ -25,6 +25,22 @@ export interface RelayStats {
   storeReachable: boolean;
 }
 
+/**
+ * What `GET /admin/sync/status` shows of the outbox: the queue as stored (every node sees the same), then this node's
+ * own counters since it started. Times are RFC 3339, as everywhere on the management interface.
+ */
+export interface OutboxReport {
+  pending: number;
+  retrying: number;
+  dead: number;
+  oldest_pending_at: string | null;
+  delivered_since_start: number;
+  failures_since_start: number;
+  dead_since_start: number;
+  store_reachable: boolean;
+  last_delivery_at: string | null;
+}
+
 export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStats } {
   const stats: RelayStats = { delivered: 0, failures: 0, deadLettered: 0, lastDeliveryAt: null, storeReachable: true };
   let timer: NodeJS.Timeout | undefined;
@@ -115,7 +131,14 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
     handlers: {
       /** Deliver now (sent after a commit that enqueued changes); resolves once delivered or deferred. */
       kick: (_: unknown, ctx) => kick(ctx),
-      state: async (_: unknown, ctx) => ({ ...(await outboxState(ctx.db)), ...stats }),
+      state: async (_: unknown, ctx): Promise<OutboxReport> => ({
+        ...(await outboxState(ctx.db)),
+        delivered_since_start: stats.delivered,
+        failures_since_start: stats.failures,
+        dead_since_start: stats.deadLettered,
+        store_reachable: stats.storeReachable,
+        last_delivery_at: stats.lastDeliveryAt === null ? null : new Date(stats.lastDeliveryAt).toISOString(),
+      }),
     },
     async start(ctx) {
       const inStore = await ctx.store.get(keys.configVersion).catch(() => null);

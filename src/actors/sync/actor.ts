@@ -23,9 +23,11 @@ export default defineActor({
       return {
         config_version: current.version,
         config_updated_at: current.updated_at,
-        nodes: nodes.map((n) => ({
+        // `applied_version`: the node's own version, never confused with config_version, the one delivered.
+        nodes: nodes.map(({ version, ...n }) => ({
           ...n,
-          lag: Math.max(0, current.version - n.version),
+          applied_version: version,
+          lag: Math.max(0, current.version - version),
           seconds_since_seen: Math.max(0, Math.round((now - Date.parse(n.last_seen_at)) / 1000)),
         })),
       };

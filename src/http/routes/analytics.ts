@@ -20,9 +20,13 @@ const obj = (properties: Record<string, JSONSchema>, description?: string): JSON
 });
 
 const rangeQuery = {
-  since: unixTime('Unix seconds, inclusive (resolved down to its minute)'),
-  until: unixTime('Unix seconds, exclusive (resolved up to a whole minute); must be after since'),
+  since: unixTime('Unix seconds, inclusive (resolved down to its minute); default: until minus 24 hours (6 hours for minute buckets)'),
+  until: unixTime('Unix seconds, exclusive (resolved up to a whole minute); must be after since; default: now'),
 };
+/** Said on every statistics read, so that a caller knows both the default window and why a record just posted is missing. */
+const statsWindow =
+  'Without since/until the window is the last 24 hours (the last 6 hours for minute buckets). ' +
+  'Records appear once the log writer has flushed them, up to SVC_LOG_FLUSH_MS (default 1 s) after their 202.';
 const filters = {
   master_id: { type: 'integer', minimum: 1 },
   key_id: { type: 'integer', minimum: 1 },
@@ -143,9 +147,9 @@ export const analyticsRoutes: Route[] = [
   {
     method: 'GET', path: '/admin/logs/stats', role: 'admin', tags: statsTags, actor, message: 'stats',
     summary: 'Requests, errors, tokens and latency (average, p50/p95/p99) per model or UTC time bucket; minute ranges at most 6 h',
+    description: statsWindow,
     query: {
       type: 'object',
-      required: ['since', 'until'],
       properties: {
         ...rangeQuery,
         group_by: { type: 'string', enum: ['model', 'day', 'month', 'hour', 'minute'], default: 'model' },
@@ -157,9 +161,9 @@ export const analyticsRoutes: Route[] = [
   {
     method: 'GET', path: '/admin/logs/stats/traffic-chart', role: 'admin', tags: statsTags, actor, message: 'trafficChart',
     summary: 'Per-model series on a shared zero-filled UTC time axis; models beyond top_n summed into `other`',
+    description: statsWindow,
     query: {
       type: 'object',
-      required: ['since', 'until'],
       properties: {
         ...rangeQuery,
         granularity: { type: 'string', enum: ['hour', 'minute'], default: 'hour', description: 'minute: range at most 6 h; hour: at most 31 days' },

@@ -83,6 +83,9 @@ const logListRoute = (path: string, role: 'admin' | 'master', summary: string, t
   path,
   role,
   summary,
+  description:
+    'A record is listed once the log writer has flushed it to ClickHouse: up to SVC_LOG_FLUSH_MS (default 1 s) after ' +
+    'its 202, longer while ClickHouse is slow or down (the record waits in memory or in the spool, never lost).',
   tags: [tag],
   query: { type: 'object', properties: logFilters },
   success: { status: 200, schema: logPage },
@@ -97,6 +100,7 @@ export const logRoutes: Route[] = [
     role: 'public',
     raw: true,
     summary: 'Ingest one LogRecord, a JSON array of them, or NDJSON (application/x-ndjson); 202 once accepted',
+    description: 'Accepted records become readable (lists, statistics) when their batch is written: within SVC_LOG_FLUSH_MS (default 1 s) while ClickHouse keeps up.',
     tags: ['logs'],
     body: { oneOf: [logRecordSchema, { type: 'array', items: logRecordSchema }] },
     bodyLimit: 16 * MiB,

@@ -1,21 +1,40 @@
 /** Configuration versions: data-plane acknowledgements and the admin's view of every node. */
 import { handlerRoute, type Route } from '../route.js';
+import type { StoreWatchState } from '../../actors/sync/store-watch.js';
 
 const int = { type: 'integer' };
 const str = { type: 'string' };
 
+const time = { type: 'string', format: 'date-time' };
+
 const node = {
   type: 'object',
-  properties: { node_id: str, version: int, lag: int, first_seen_at: str, last_seen_at: str, seconds_since_seen: int },
+  properties: {
+    node_id: str,
+    applied_version: { ...int, description: 'The configuration version this node last acknowledged' },
+    lag: { ...int, description: 'config_version minus applied_version: versions the node has not applied yet' },
+    first_seen_at: time,
+    last_seen_at: time,
+    seconds_since_seen: int,
+  },
+  required: ['node_id', 'applied_version', 'lag', 'first_seen_at', 'last_seen_at', 'seconds_since_seen'],
 };
 
 const outbox = {
   type: 'object',
+  description: 'The queue as stored (the same on every node), then counters of the answering node since it started',
   properties: {
-    pending: int, dead: int, retrying: int, oldest_pending_at: { type: ['string', 'null'] },
-    delivered: int, failures: int, deadLettered: int, storeReachable: { type: 'boolean' },
-    lastDeliveryAt: { type: ['integer', 'null'] },
+    pending: { ...int, description: 'Entries not yet delivered to the shared store' },
+    retrying: { ...int, description: 'Pending entries the store rejected at least once' },
+    dead: { ...int, description: 'Entries parked after SVC_OUTBOX_MAX_RETRIES rejections; they block nothing' },
+    oldest_pending_at: { ...time, type: ['string', 'null'] },
+    delivered_since_start: int,
+    failures_since_start: int,
+    dead_since_start: { ...int, description: 'Entries this node parked as dead' },
+    store_reachable: { type: 'boolean' },
+    last_delivery_at: { ...time, type: ['string', 'null'] },
   },
+  required: ['pending', 'retrying', 'dead', 'oldest_pending_at', 'delivered_since_start', 'failures_since_start', 'dead_since_start', 'store_reachable', 'last_delivery_at'],
 };
 
 const storeData = {
@@ -24,11 +43,11 @@ const storeData = {
   properties: {
     data: { type: 'string', enum: ['complete', 'refilling', 'unknown'] },
     layout_version: { type: ['integer', 'null'] },
-    checked_at: { type: ['integer', 'null'] },
+    checked_at: { ...time, type: ['string', 'null'] },
     refills: int,
     last_refill: {
       type: ['object', 'null'],
-      properties: { reason: str, started_at: int, completed_at: { type: ['integer', 'null'] }, duration_ms: { type: ['integer', 'null'] } },
+      properties: { reason: str, started_at: time, completed_at: { ...time, type: ['string', 'null'] }, duration_ms: { type: ['integer', 'null'] } },
     },
   },
 };
@@ -61,12 +80,19 @@ export const syncRoutes: Route[] = [
     path: '/admin/sync/status',
     role: 'admin',
     summary: 'The delivered configuration version, every known data-plane node with its lag and last-seen time, and the outbox',
+    description: 'Times are RFC 3339. `config_version` is the version delivered; each node\'s `applied_version` is the one it acknowledged.',
     tags: ['sync'],
     success: {
       status: 200,
       schema: {
         type: 'object',
-        properties: { config_version: int, config_updated_at: str, nodes: { type: 'array', items: node }, outbox, store: storeData },
+        properties: {
+          config_version: { ...int, description: 'The configuration version delivered to the shared store (the data plane reads it there)' },
+          config_updated_at: time,
+          nodes: { type: 'array', items: node },
+          outbox,
+          store: storeData,
+        },
         required: ['config_version', 'nodes', 'outbox', 'store'],
       },
     },
@@ -76,7 +102,17 @@ export const syncRoutes: Route[] = [
         app.ask('outbox', 'state'),
         app.ask('store-watch', 'check'),
       ]);
-      return { ...nodes, outbox: box, store };
+      return { ...nodes, outbox: box, store: withRfc3339Times(store as StoreWatchState) };
     },
   }),
 ];
+
+/** The watch keeps epoch milliseconds; the management interface speaks RFC 3339 (one time format per answer). */
+function withRfc3339Times(s: StoreWatchState) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    ...s,
+    checked_at: iso(s.checked_at),
+    last_refill: s.last_refill && { ...s.last_refill, started_at: iso(s.last_refill.started_at), completed_at: iso(s.last_refill.completed_at) },
+  };
+}
