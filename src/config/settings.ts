@@ -37,6 +37,7 @@ export const settingSpecs = {
   outboxBatch: { env: 'SVC_OUTBOX_BATCH', key: 'outbox.batch', type: 'int', default: 100, min: 1, description: 'outbox entries delivered per pass' },
   outboxMaxRetries: { env: 'SVC_OUTBOX_MAX_RETRIES', key: 'outbox.max_retries', type: 'int', default: 10, min: 0, description: 'attempts before an outbox entry is parked as dead' },
   authFailLimit: { env: 'SVC_AUTH_FAIL_LIMIT', key: 'auth.fail_limit', type: 'int', default: 20, min: 0, description: 'failed authentications per client address per minute before 429 (0: off)' },
+  configPollMs: { env: 'SVC_CONFIG_POLL_MS', key: 'config_poll_ms', type: 'int', default: 2000, min: 100, description: "how often each node re-reads the feature flags and the webhook configuration from Postgres: the bound on another node's change reaching this one when its announcement is lost" },
   identityCacheMs: { env: 'SVC_IDENTITY_CACHE_MS', key: 'auth.identity_cache_ms', type: 'int', default: 1000, min: 0, description: 'longest a child-key identity read from the store is reused when no change was announced (0: off)' },
   trustProxy: { env: 'SVC_TRUST_PROXY', key: 'trust_proxy', type: 'bool', default: false, description: 'take the client address from X-Forwarded-For' },
   workers: { env: 'SVC_WORKERS', key: 'actors.workers', type: 'int', default: 2, min: 1, description: 'worker threads hosting domain actors' },

@@ -26,6 +26,8 @@ export default defineActor({
         return next;
       });
       await ctx.ask('outbox', 'kick').catch(() => undefined);
+      // In force on this node before the answer (body logging, retention); other nodes poll (SVC_CONFIG_POLL_MS).
+      await ctx.ask('logs', 'reloadFlags');
       return effectiveFlags(overrides);
     },
 

@@ -56,9 +56,20 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let unsubscribe: (() => Promise<void>) | undefined;
   const observers: IngestObserver[] = [];
 
+  // Reads may finish out of order: only a read started after the last applied one may replace it.
+  let readsStarted = 0;
+  let readApplied = 0;
+  const loadFlags = async (ctx: MainContext): Promise<void> => {
+    const mine = ++readsStarted;
+    const next = await ctx.ask<Flags>('features', 'get');
+    if (mine > readApplied) {
+      readApplied = mine;
+      flags = next;
+    }
+  };
   const refreshFlags = async (ctx: MainContext): Promise<void> => {
     try {
-      flags = await ctx.ask<Flags>('features', 'get');
+      await loadFlags(ctx);
     } catch (err) {
       ctx.log.warn({ err }, 'could not refresh feature flags; keeping the last known');
     }
@@ -173,6 +184,11 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         }
       },
 
+      /** Re-reads the flags (after a change committed on this node: in force here before its answer); fails if it cannot. */
+      reloadFlags: async (_: unknown, ctx) => {
+        await loadFlags(ctx);
+      },
+
       flush: () => writer!.flushNow(),
       state: () => ({ ...writer!.stats, ...writer!.backlog, invalid, flags }),
     },
@@ -205,7 +221,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           if (m.includes('"features"')) void refreshFlags(ctx);
         })
         .catch(() => undefined);
-      flagTimer = setInterval(() => void refreshFlags(ctx), 5000);
+      flagTimer = setInterval(() => void refreshFlags(ctx), ctx.config.configPollMs);
       flagTimer.unref();
       retentionTimer = setInterval(() => {
         ctx.ask('logs', 'retention').catch((err: unknown) => ctx.log.error({ err }, 'log retention failed'));
