@@ -27,8 +27,9 @@ export default defineActor({
       });
       await ctx.ask('outbox', 'kick').catch(() => undefined);
       // In force on this node before the answer (body logging, retention); other nodes poll (SVC_CONFIG_POLL_MS).
-      await ctx.ask('logs', 'reloadFlags');
-      return effectiveFlags(overrides);
+      const flags = effectiveFlags(overrides);
+      await ctx.ask('logs', 'setFlags', flags);
+      return flags;
     },
 
     /** Store operations for a full snapshot. */

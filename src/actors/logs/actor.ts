@@ -184,9 +184,14 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         }
       },
 
-      /** Re-reads the flags (after a change committed on this node: in force here before its answer); fails if it cannot. */
-      reloadFlags: async (_: unknown, ctx) => {
-        await loadFlags(ctx);
+      /**
+       * The flags as a change committed on this node left them (in force here before its answer). Handed over, not
+       * re-read: the features actor that sends them holds a worker thread while it waits. Any read started before
+       * is discarded; the timer's next read settles two changes racing on this node.
+       */
+      setFlags: (next: Flags) => {
+        readApplied = ++readsStarted;
+        flags = next;
       },
 
       flush: () => writer!.flushNow(),
