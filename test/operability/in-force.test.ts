@@ -109,7 +109,7 @@ async function storedBody(svc: Node): Promise<string> {
   const r = await svc.request('POST', '/logs', { body: { master_id: 7, key_id: 70, model, status_code: 200, latency_ms: 1, request_body: '{"secret":"prompt"}' } });
   if (r.status !== 202) throw new Error(`POST /logs: ${r.status}`);
   if (svc === a) await a.service.system.ask('logs', 'flush');
-  const item = await eventually(async () => (await admin(svc, 'GET', `/admin/logs?model=${model}`)).json?.items?.[0], 10_000, 25);
+  const item = await eventually(async () => (await admin(svc, 'GET', `/admin/logs?model=${model}`)).json?.items?.[0], 30_000, 25);
   if (!item) throw new Error(`probe ${model} not stored`);
   return item.request_body;
 }
