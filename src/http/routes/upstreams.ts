@@ -1,5 +1,6 @@
 /** Provider groups, upstream keys and their statistics (admin). */
 import type { Route } from '../route.js';
+import { unixTime } from '../value-rules.js';
 import { idParam, pageOf, pageQuery, timestamps, type JSONSchema } from '../schema.js';
 import { adminStatuses, groupTypes, headersProfiles, upstreamStatuses } from '../../actors/upstreams/values.js';
 
@@ -134,8 +135,8 @@ export const upstreamRoutes: Route[] = [
     query: {
       type: 'object',
       properties: {
-        since: { type: 'integer', minimum: 0, description: 'Unix seconds; selects the whole UTC day containing it' },
-        until: { type: 'integer', minimum: 0, description: 'Unix seconds; selects through the whole UTC day containing it' },
+        since: unixTime('Unix seconds; selects the whole UTC day containing it'),
+        until: unixTime('Unix seconds; selects through the whole UTC day containing it'),
         group_id: { type: 'integer', minimum: 1 },
       },
     },
