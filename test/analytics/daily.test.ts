@@ -16,7 +16,7 @@ svc.service.clock.set(Date.parse('2025-03-10T12:00:30Z'));
 const s = (iso: string): number => Date.parse(iso) / 1000;
 const get = (path: string) => svc.request('GET', path, { token: adminToken });
 
-// since 22:58:30 reads from minute 22:58; until 01:01:10 reads through minute 01:01.
+// Exact to the second: since 22:58:30 and until 01:01:10 (exclusive); the partial minutes at both ends come from raw logs.
 const since = s('2025-03-06T22:58:30Z');
 const until = s('2025-03-09T01:01:10Z');
 const range = `since=${since}&until=${until}`;
@@ -24,15 +24,15 @@ const range = `since=${since}&until=${until}`;
 const rec = (master_id: number, key_id: number, model: string, status_code: number, latency_ms: number, tokens: number, createdAt: string) =>
   ({ master_id, key_id, model, status_code, latency_ms, tokens_in: tokens, tokens_out: tokens, createdAt });
 const records = [
-  rec(1, 11, 'alpha', 200, 100, 1, '2025-03-06T22:57:59.999Z'), // before the first minute: out
-  rec(1, 11, 'alpha', 200, 200, 2, '2025-03-06T22:58:00.000Z'), // ragged minute
+  rec(1, 11, 'alpha', 200, 100, 1, '2025-03-06T22:58:29.999Z'), // just before since: out
+  rec(1, 11, 'alpha', 200, 200, 2, '2025-03-06T22:58:30.000Z'), // at since: in (partial minute)
   rec(2, 22, 'beta', 500, 300, 4, '2025-03-06T23:59:59.999Z'), // whole hour before the first day
   rec(1, 12, 'alpha', 200, 400, 8, '2025-03-07T00:00:00.000Z'), // whole day
   rec(2, 22, 'beta', 200, 900, 256, '2025-03-08T06:00:00.000Z'), // whole day
   rec(2, 22, 'alpha', 429, 500, 16, '2025-03-08T23:59:59.999Z'), // whole day
   rec(1, 11, 'beta', 200, 600, 32, '2025-03-09T00:30:00.000Z'), // whole hour after the last day
-  rec(1, 11, 'alpha', 200, 700, 64, '2025-03-09T01:01:59.999Z'), // ragged minute
-  rec(1, 11, 'alpha', 200, 800, 128, '2025-03-09T01:02:00.000Z'), // after the last minute: out
+  rec(1, 11, 'alpha', 200, 700, 64, '2025-03-09T01:01:09.999Z'), // just before until: in (partial minute)
+  rec(1, 11, 'alpha', 200, 800, 128, '2025-03-09T01:01:10.000Z'), // at until: out
 ];
 t.before(async () => {
   const ingest = await svc.request('POST', '/logs', { body: records });
@@ -59,15 +59,19 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_daily_total', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
-    ['logs_minute', '2025-03-06T22:58:00.000Z', '2025-03-06T23:00:00.000Z'],
-    ['logs_minute', '2025-03-09T01:00:00.000Z', '2025-03-09T01:02:00.000Z'],
+    ['logs_minute', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
+    ['logs_minute', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
+    ['logs', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
+    ['logs', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
   ]);
   t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
   t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');
-  t.same(parts({ master_id: 1 }, 'day').map((p) => p[0]), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute']);
-  t.same(parts({ master_id: 1, key_id: 11 }).map((p) => p[0]), ['logs_hourly', 'logs_minute', 'logs_minute'], 'no key_id in the day rollups');
-  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute', 'logs_minute'], 'hour buckets never read days');
+  t.same(parts({ master_id: 1 }, 'day').map((p) => p[0]), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs']);
+  t.same(parts({ master_id: 1, key_id: 11 }).map((p) => p[0]), ['logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs'], 'no key_id in the day rollups');
+  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute', 'logs_minute', 'logs', 'logs'], 'hour buckets never read days');
   t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
+  t.same(rangeParts({ since: since, until: since + 20 }, {}).map((p) => p.table), ['logs'], 'within one minute: raw logs only');
+  t.same(rangeParts({ since: s('2025-03-06T22:58:50Z'), until: s('2025-03-06T22:59:10Z') }, {}).map((p) => [p.from - since, p.to - since]), [[20, 40]], 'across a minute edge with no whole minute: one raw piece');
 });
 
 t.test('group_by day and model over days with ragged ends (day rollups, no filter)', async (t) => {

@@ -63,7 +63,7 @@ export default defineActor({
         await updateSingle(tx, 'log_webhook_config', fields, new Date(ctx.now()).toISOString());
         return readWebhookConfig(tx, webhookDefaults);
       });
-      await ctx.ask('log-webhook', 'refresh').catch(() => undefined);
+      await ctx.ask('log-webhook', 'refresh'); // in force on this node before the answer
       return webhookView(next);
     },
 

@@ -4,7 +4,8 @@
  * a sliding window, and when the count over `window_seconds` exceeds
  * `threshold` and the cooldown has passed, a delivery starts in the background
  * (one at a time). The configuration is cached here: reloaded on every PUT
- * (`refresh`) and every 10 s, so another node's change arrives too.
+ * (`refresh`, before the PUT answers) and every SVC_CONFIG_POLL_MS, so another
+ * node's change arrives within that bound, announced or not.
  */
 import { randomUUID } from 'node:crypto';
 import type { ActorDefinition } from '../runtime/actor.js';
@@ -17,7 +18,6 @@ import { defaultDelivery, postWithRetries, type DeliveryOptions } from './delive
 import { SlidingCount } from './sliding-count.js';
 import { webhookDefaults, type WebhookConfig } from './values.js';
 
-const REFRESH_MS = 10_000;
 /** Delivery attempts kept for the admin. */
 export const DELIVERIES_KEPT = 100;
 
@@ -50,8 +50,14 @@ export function logWebhook(delivery: DeliveryOptions = defaultDelivery): LogWebh
   let inFlight: Promise<void> | null = null;
   const stats = { triggered: 0, skippedInFlight: 0 };
 
+  // Reads may finish out of order: only a read started after the last applied one may replace it.
+  let readsStarted = 0;
+  let readApplied = 0;
   const refresh = async (c: MainContext): Promise<void> => {
+    const mine = ++readsStarted;
     const next = await readWebhookConfig(c.db, webhookDefaults);
+    if (mine < readApplied) return;
+    readApplied = mine;
     // A changed configuration starts afresh: new window, no cooldown pending.
     if (config?.updatedAt !== next.updatedAt) {
       errors.clear();
@@ -131,7 +137,7 @@ export function logWebhook(delivery: DeliveryOptions = defaultDelivery): LogWebh
       await refresh(c).catch((err: unknown) => c.log.warn({ err }, 'could not load the log webhook configuration'));
       timer = setInterval(() => {
         refresh(c).catch((err: unknown) => c.log.warn({ err }, 'could not refresh the log webhook configuration'));
-      }, REFRESH_MS);
+      }, c.config.configPollMs);
       timer.unref();
     },
     async stop() {

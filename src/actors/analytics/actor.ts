@@ -1,8 +1,10 @@
 /**
  * The analytics actor, on the main thread beside ClickHouse: grouped log
  * statistics, traffic charts, the dashboard summary with trends, realtime
- * figures and the tenant's own statistics, all read from the rollups
- * (src/storage/clickhouse/stats.ts). "Now" is the service clock.
+ * figures and the tenant's own statistics, exact to the second: rollups for
+ * the whole minutes, raw logs for the partial ones at the ends
+ * (src/storage/clickhouse/stats.ts). "Now" is the service clock; a named
+ * period runs through the current second.
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
@@ -10,7 +12,7 @@ import type { RouteInput } from '../../http/route.js';
 import { badRequest } from '../../errors.js';
 import { queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';
-import { periodRange, previousRange, type Period } from './periods.js';
+import { periodRange, previousRange, readRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
 import type { StatsReadCache } from './read-cache.js';
@@ -186,7 +188,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         const prevRange = query.include_trends ? previousRange(query.period, now) : null;
         // Both periods in one read of the rollups.
         const [totals, counts] = await Promise.all([
-          reader(ctx).then((ch) => queryPeriodTotals(ch, prevRange ? [range, prevRange] : [range])),
+          reader(ctx).then((ch) => queryPeriodTotals(ch, prevRange ? [readRange(range), readRange(prevRange)] : [readRange(range)])),
           ctx.ask<EntityCounts>('analytics-counts', 'counts'),
         ]);
         const cur = summaryOf(totals[0]!);
@@ -226,7 +228,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         const range = periodRange(query.period, ctx.now());
         const filter = { master_id: (principal as { id: number }).id };
         const [byModel, byDay] = (await queryGroupings(await reader(ctx, filter.master_id), {
-          range,
+          range: readRange(range),
           filter,
           sets: [{ byModel: true }, { bucket: 'day' }],
           quantiles: true,

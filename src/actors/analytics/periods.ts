@@ -24,6 +24,13 @@ export function periodRange(period: Period, nowMs: number): TimeRange {
 }
 
 /**
+ * The range read for a period: through the second `until` (the current second
+ * so far, records included), i.e. [since, until + 1) in the exact ranges of
+ * the statistics.
+ */
+export const readRange = (r: TimeRange): TimeRange => ({ since: r.since, until: r.until + 1 });
+
+/**
  * The previous period of equal length: the same range one period earlier
  * (`today` so far against yesterday up to the same time of day). `all` has none.
  */

@@ -26,7 +26,10 @@ export default defineActor({
         return next;
       });
       await ctx.ask('outbox', 'kick').catch(() => undefined);
-      return effectiveFlags(overrides);
+      // In force on this node before the answer (body logging, retention); other nodes poll (SVC_CONFIG_POLL_MS).
+      const flags = effectiveFlags(overrides);
+      await ctx.ask('logs', 'setFlags', flags);
+      return flags;
     },
 
     /** Store operations for a full snapshot. */

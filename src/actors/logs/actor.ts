@@ -57,9 +57,20 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let unsubscribe: (() => Promise<void>) | undefined;
   const observers: IngestObserver[] = [];
 
+  // Reads may finish out of order: only a read started after the last applied one may replace it.
+  let readsStarted = 0;
+  let readApplied = 0;
+  const loadFlags = async (ctx: MainContext): Promise<void> => {
+    const mine = ++readsStarted;
+    const next = await ctx.ask<Flags>('features', 'get');
+    if (mine > readApplied) {
+      readApplied = mine;
+      flags = next;
+    }
+  };
   const refreshFlags = async (ctx: MainContext): Promise<void> => {
     try {
-      flags = await ctx.ask<Flags>('features', 'get');
+      await loadFlags(ctx);
     } catch (err) {
       ctx.log.warn({ err }, 'could not refresh feature flags; keeping the last known');
     }
@@ -180,6 +191,16 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         }
       },
 
+      /**
+       * The flags as a change committed on this node left them (in force here before its answer). Handed over, not
+       * re-read: the features actor that sends them holds a worker thread while it waits. Any read started before
+       * is discarded; the timer's next read settles two changes racing on this node.
+       */
+      setFlags: (next: Flags) => {
+        readApplied = ++readsStarted;
+        flags = next;
+      },
+
       flush: () => writer!.flushNow(),
       state: () => ({
         ...writer!.stats,
@@ -247,7 +268,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           if (m.includes('"features"')) void refreshFlags(ctx);
         })
         .catch(() => undefined);
-      flagTimer = setInterval(() => void refreshFlags(ctx), 5000);
+      flagTimer = setInterval(() => void refreshFlags(ctx), ctx.config.configPollMs);
       flagTimer.unref();
       retentionTimer = setInterval(() => {
         ctx.ask('logs', 'retention').catch((err: unknown) => ctx.log.error({ err }, 'log retention failed'));

@@ -10,9 +10,11 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import { markDelivered, outboxState, pendingEntries, recordFailure } from '../../storage/postgres/outbox.js';
+import { markDelivered, outboxState, pendingEntries, recordFailure, undelivered } from '../../storage/postgres/outbox.js';
 import { configVersion } from '../../storage/postgres/sync-state.js';
 
+/** Longest a change waits for its delivery to the shared store before its answer (a store outage). */
+const SETTLE_MS = 5000;
 /** Advisory lock key of the relay ("outbox" in ASCII). */
 const relayLock = 0x6f7574626f78;
 import { keys } from '../../storage/redis/layout.js';
@@ -131,6 +133,24 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
     handlers: {
       /** Deliver now (sent after a commit that enqueued changes); resolves once delivered or deferred. */
       kick: (_: unknown, ctx) => kick(ctx),
+      /**
+       * Delivers now and waits until these entries are in the shared store,
+       * whichever node's relay writes them (the pass lock may be held
+       * elsewhere), for at most SETTLE_MS: a change is in force on this node
+       * before its answer. True when delivered.
+       */
+      settle: async ({ ids }: { ids: number[] }, ctx) => {
+        const deadline = Date.now() + SETTLE_MS;
+        for (;;) {
+          await kick(ctx);
+          if ((await undelivered(ctx.db, ids)) === 0) return true;
+          if (Date.now() >= deadline) {
+            ctx.log.warn({ outbox_ids: ids }, 'change not yet in the shared store; answering anyway');
+            return false;
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
       state: async (_: unknown, ctx): Promise<OutboxReport> => ({
         ...(await outboxState(ctx.db)),
         delivered_since_start: stats.delivered,

@@ -1,7 +1,8 @@
 /**
  * One transaction of the tenancy domain: the database change and the store
- * operations that mirror it are committed together through the outbox, then
- * the relay is kicked so the data plane sees the change at once.
+ * operations that mirror it are committed together through the outbox; the
+ * answer waits until the change is in the shared store (whichever node's relay
+ * delivers it) and this node's identity cache has dropped what it touched.
  */
 import type { CommonQueryMethods } from 'slonik';
 import type { BaseContext } from '../runtime/actor.js';
@@ -33,8 +34,8 @@ export async function enqueueChange(
   ops: StoreOp[],
   ids?: number[],
   idsPerOp = false,
-): Promise<void> {
-  if (ops.length === 0) return;
+): Promise<number[]> {
+  if (ops.length === 0) return [];
   const entries: StoreOp[][] = [];
   for (let i = 0; i < ops.length; i += CHUNK) {
     const chunk = ops.slice(i, i + CHUNK);
@@ -42,7 +43,7 @@ export async function enqueueChange(
     else if (i + CHUNK >= ops.length) chunk.push(configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined));
     entries.push(chunk);
   }
-  await enqueueEntries(tx, entries);
+  return enqueueEntries(tx, entries);
 }
 
 export async function commit<T>(
@@ -50,11 +51,14 @@ export async function commit<T>(
   kind: 'masters' | 'keys',
   work: (tx: CommonQueryMethods) => Promise<Change<T>>,
 ): Promise<T> {
-  const change = await ctx.db.transaction(async (tx) => {
+  const { change, entries } = await ctx.db.transaction(async (tx) => {
     const c = await work(tx);
-    await enqueueChange(tx, kind, ctx.now(), c.ops, c.ids);
-    return c;
+    return { change: c, entries: await enqueueChange(tx, kind, ctx.now(), c.ops, c.ids) };
   });
-  if (change.ops.length > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
+  if (entries.length > 0) {
+    // In force on this node before the answer: the store holds the change, and no identity cached here predates it.
+    await ctx.ask('outbox', 'settle', { ids: entries }).catch(() => undefined);
+    await ctx.ask('identity', 'storeWritten', { ops: change.ops });
+  }
   return change.result;
 }

@@ -10,6 +10,7 @@ import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import { configChannel, tenancyKeys } from '../../storage/redis/layout.js';
 import type { IdentityCache } from './identity-cache.js';
+import type { StoreOp } from '../../storage/redis/store.js';
 import { identityFromStore, keyUsable, stateFromStore, storeInt } from './metadata.js';
 import type { KeyIdentity } from './views.js';
 
@@ -33,6 +34,10 @@ export function identityActor(cache: IdentityCache): ActorDefinition<MainContext
         if (!identity) return fromDatabase(ctx, tokenHash);
         cache.fill(tokenHash, identity, state, generation, ctx.now());
         return identity;
+      },
+      /** A change of this node is in the store (written by any node's relay): drop what it touched. */
+      storeWritten: ({ ops }: { ops: StoreOp[] }) => {
+        cache.storeWritten(ops);
       },
     },
     async start(ctx) {

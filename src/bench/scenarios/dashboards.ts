@@ -18,7 +18,7 @@
  * 3. Restarts the service with the statistics cache off and drives each
  *    endpoint again: every answer computed from the rollups.
  * 4. Stops the service, reopens chDB in this process and runs the raw-table
- *    query that computes the same answer (same ranges, resolved to the minute as
+ *    query that computes the same answer (same ranges, exact to the second as
  *    the service does) back to back for the same time, checking that the
  *    request counts agree. Ratio = service answers/s / raw answers/s.
  */
@@ -159,10 +159,11 @@ interface Case {
   raw: (ch: ClickHouse, json: any) => Promise<number>;
 }
 
-const floorMin = (s: number) => Math.floor(s / 60) * 60;
-const ceilMin = (s: number) => Math.ceil(s / 60) * 60;
+/** [since, until) to the second, as the service reads an explicit range. */
 const between = (since: number, until: number) =>
-  `created_at >= toDateTime64(${floorMin(since)}, 3, 'UTC') AND created_at < toDateTime64(${ceilMin(until)}, 3, 'UTC')`;
+  `created_at >= toDateTime64(${since}, 3, 'UTC') AND created_at < toDateTime64(${until}, 3, 'UTC')`;
+/** A named period runs through its `until` second (docs/analytics.md). */
+const through = (since: number, until: number) => between(since, until + 1);
 const totalsSql = (since: number, until: number) =>
   `SELECT count() AS n, countIf(status_code >= 400) AS e, sum(tokens_in) AS ti, sum(tokens_out) AS tout, sum(latency_ms) AS ls FROM logs WHERE ${between(since, until)}`;
 const fullSql = (key: string, where: string) =>
@@ -181,8 +182,8 @@ function cases(masterKey: string, masterId: number, nowSec: number): Case[] {
       served: (j) => j.requests,
       raw: async (ch, j) => {
         const [cur] = await Promise.all([
-          ch.query<{ n: number }>(totalsSql(j.since, j.until)),
-          ch.query(totalsSql(j.previous.since, j.previous.until)),
+          ch.query<{ n: number }>(totalsSql(j.since, j.until + 1)),
+          ch.query(totalsSql(j.previous.since, j.previous.until + 1)),
         ]);
         return Number(cur[0]!.n);
       },
@@ -208,7 +209,7 @@ function cases(masterKey: string, masterId: number, nowSec: number): Case[] {
       token: masterKey,
       served: (j) => j.totals.requests,
       raw: async (ch, j) => {
-        const where = `master_id = ${masterId} AND ${between(j.since, j.until)}`;
+        const where = `master_id = ${masterId} AND ${through(j.since, j.until)}`;
         const [byModel] = await Promise.all([
           ch.query<{ n: number }>(fullSql('model', where)),
           ch.query(fullSql('toStartOfDay(created_at)', where)),

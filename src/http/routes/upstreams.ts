@@ -132,8 +132,21 @@ export const upstreamRoutes: Route[] = [
   {
     ...admin, method: 'GET', path: '/admin/api-keys/stats', tags: ['api-keys'],
     summary: 'Requests, successes, failures and rates per key, per group and overall; since/until in Unix seconds (whole UTC days)',
-    query: { type: 'object', properties: { since: unixTime('Unix seconds'), until: unixTime('Unix seconds'), group_id: { type: 'integer', minimum: 1 } } },
-    success: { status: 200, schema: statsView }, message: 'keyStats',
+    query: {
+      type: 'object',
+      properties: {
+        since: unixTime('Unix seconds; selects the whole UTC day containing it'),
+        until: unixTime('Unix seconds; selects through the whole UTC day containing it'),
+        group_id: { type: 'integer', minimum: 1 },
+      },
+    },
+    success: {
+      status: 200,
+      schema: statsView,
+      // By design, unlike the log statistics (exact to the second): the data plane flushes per-key counters that are kept per UTC day.
+      description: "Counters of the data plane's stats flushes, kept per whole UTC day by design: since/until select the UTC days containing them (both included), not seconds",
+    },
+    message: 'keyStats',
   },
   {
     ...admin, method: 'POST', path: '/admin/api-keys/batch', tags: ['api-keys'], summary: 'Create many upstream keys at once (all or none)',

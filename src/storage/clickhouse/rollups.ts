@@ -99,6 +99,15 @@ const METRICS = [
 
 export const ROLLUP_METRICS: readonly string[] = METRICS.map(([name]) => name);
 
+/**
+ * The rollups' aggregates over raw `logs` rows, as `expr AS name` (the
+ * statistics' second-precise range edges are read this way, in the rollups'
+ * own shape); without `latency_q` unless asked.
+ */
+export function rawAggregates(withQuantiles: boolean): string[] {
+  return METRICS.filter(([name]) => withQuantiles || name !== 'latency_q').map(([name, expr]) => `${expr} AS ${name}`);
+}
+
 /** Every column of a rollup, in table order. */
 export function rollupColumns(r: Rollup): string[] {
   return [r.bucket.column, ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];

@@ -1,15 +1,18 @@
 /**
- * Statistics read from the rollups of `logs` (never the raw table). A range is
- * cut into whole UTC days, the whole hours outside them and the ragged minutes
- * at either end, read in one query (UNION ALL), so it is exact to the minute
- * whatever rollup serves the bulk: days from `logs_daily_total` (no filter, not
- * by model), `logs_daily_global` (no master or key filter) or `logs_daily` (a
- * master filter, no key filter: the day rollups have no key_id), hours from `logs_hourly_global` / `logs_hourly`, minutes from
- * `logs_minute` (also for minute buckets and realtime windows). Hour buckets
- * never read days, and a key filter never does. All buckets are UTC (the
- * rollup columns are DateTime('UTC')).
+ * Statistics over `logs`, exact to the second at both ends of a range. A range
+ * is cut into whole UTC days, the whole hours outside them, the whole minutes
+ * outside those and the partial minutes at either end, read in one query
+ * (UNION ALL): days from `logs_daily_total` (no filter, not by model),
+ * `logs_daily_global` (no master or key filter) or `logs_daily` (a master
+ * filter, no key filter: the day rollups have no key_id), hours from
+ * `logs_hourly_global` / `logs_hourly`, minutes from `logs_minute` (also for
+ * minute buckets), and the partial minutes (under a minute at each end) from
+ * the raw `logs` table, aggregated into the rollups' shape. Hour buckets never
+ * read days, and a key filter never does. All buckets are UTC (the rollup
+ * columns are DateTime('UTC')).
  */
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
+import { rawAggregates } from './rollups.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -19,7 +22,7 @@ export interface StatsFilter {
   model?: string;
 }
 
-/** Unix seconds, since inclusive, until exclusive; resolved to whole minutes (since down, until up). */
+/** Unix seconds, since inclusive, until exclusive, exact to the second (a record's created_at is what is compared). */
 export interface TimeRange {
   since: number;
   until: number;
@@ -57,6 +60,8 @@ const DAY = 86_400;
  * value is spelled out: short numbers such as 0 do not parse as a DateTime.
  */
 const TIME = "DateTime('UTC')";
+/** Raw created_at is DateTime64(3): its bounds bind in the same type, so the index and partitions prune by them. */
+const RAW_TIME = "DateTime64(3, 'UTC')";
 const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
 const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
@@ -68,16 +73,25 @@ interface Part {
   to: number;
 }
 
+/** The raw table, read for the partial minutes at the ends of a range. */
+export const RAW_TABLE = 'logs';
+
 /**
  * The pieces a range is read from, coarsest first: whole days from a daily
  * rollup (when buckets and filter allow it), whole hours outside them from an
- * hourly rollup, the minutes outside those from `logs_minute` (minute buckets:
- * all from it).
+ * hourly rollup, whole minutes outside those from `logs_minute` (minute
+ * buckets: all whole minutes from it), and the seconds before the first whole
+ * minute and from the last one on from raw `logs`. The pieces do not overlap
+ * and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
-  const m1 = floorTo(range.since, MINUTE);
-  const m2 = ceilTo(range.until, MINUTE);
-  if (m2 <= m1) return [];
+  if (range.until <= range.since) return [];
+  const m1 = ceilTo(range.since, MINUTE);
+  const m2 = floorTo(range.until, MINUTE);
+  if (m2 <= m1) return [{ table: RAW_TABLE, column: 'created_at', from: range.since, to: range.until }];
+  const raw: Part[] = [];
+  if (range.since < m1) raw.push({ table: RAW_TABLE, column: 'created_at', from: range.since, to: m1 });
+  if (m2 < range.until) raw.push({ table: RAW_TABLE, column: 'created_at', from: m2, to: range.until });
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
   const needsModel = byModel || filter.model !== undefined;
@@ -105,7 +119,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
     gaps = next;
   }
   for (const [lo, hi] of gaps) parts.push({ table: 'logs_minute', column: 'minute', from: lo, to: hi });
-  return parts;
+  return [...parts, ...raw];
 }
 
 const bucketExpr: Record<Bucket, string> = {
@@ -120,9 +134,9 @@ const FINENESS: Array<Bucket | undefined> = ['minute', 'hour', 'day', 'month', u
 const finest = (sets: Grouping[]): Bucket | undefined =>
   FINENESS[Math.min(...sets.map((g) => FINENESS.indexOf(g.bucket)))];
 
-/** Ranges resolved to whole minutes (since down, until up), a later range starting where an earlier one overlaps it. */
+/** The ranges as given, a later range starting where an earlier one overlaps it (the shared seconds count for the later). */
 function resolveRanges(ranges: TimeRange[]): TimeRange[] {
-  const out = ranges.map((r) => ({ since: floorTo(r.since, MINUTE), until: ceilTo(r.until, MINUTE) }));
+  const out = ranges.map((r) => ({ since: r.since, until: r.until }));
   const order = out.map((_, i) => i).sort((a, b) => out[a]!.since - out[b]!.since);
   for (let k = 1; k < order.length; k++) {
     const prev = out[order[k - 1]!]!;
@@ -165,26 +179,34 @@ function sourceSql(
     for (const part of rangeParts(range, filter, levels.bucket, levels.byModel)) {
       let t = tables.get(part.table);
       if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
+      const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
       params[`from${n}`] = timeParam(part.from);
       params[`to${n}`] = timeParam(part.to);
-      t.spans.push(`(${part.column} >= {from${n}:${TIME}} AND ${part.column} < {to${n}:${TIME}})`);
+      t.spans.push(`(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`);
       n++;
     }
   }
-  let period = '';
-  if (ranges.length > 1) {
+  /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
+  const periodOf = (column: string, type: string, name: string): string => {
+    if (ranges.length <= 1) return '';
     // Latest start first: a row belongs to the last period starting at or before it (the periods do not overlap).
     const order = ranges.map((_, i) => i).sort((a, b) => ranges[b]!.since - ranges[a]!.since);
     const arms = order.map((i) => {
-      params[`p${i}`] = timeParam(ranges[i]!.since);
-      return `t >= {p${i}:${TIME}}, ${i}`;
+      params[`${name}${i}`] = timeParam(ranges[i]!.since);
+      return `${column} >= {${name}${i}:${type}}, ${i}`;
     });
-    period = `, multiIf(${arms.join(', ')}, 0) AS p`;
-  }
+    return `, multiIf(${arms.join(', ')}, 0) AS p`;
+  };
   return [...tables]
     .map(([table, { column, spans }]) => {
       const where = [spans.length > 1 ? `(${spans.join(' OR ')})` : spans[0]!, ...conds].join(' AND ');
-      return `SELECT ${column} AS t, ${metrics}${period} FROM ${table} WHERE ${where}`;
+      if (table === RAW_TABLE) {
+        // Partial minutes: raw rows aggregated by minute into the rollups' shape (finer buckets are never asked for).
+        const keys = ['t', ...(levels.byModel ? ['model'] : []), ...(ranges.length > 1 ? ['p'] : [])];
+        const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(withQ)];
+        return `SELECT ${cols.join(', ')}${periodOf('created_at', RAW_TIME, 'rp')} FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')}`;
+      }
+      return `SELECT ${column} AS t, ${metrics}${periodOf('t', TIME, 'p')} FROM ${table} WHERE ${where}`;
     })
     .join('\nUNION ALL\n');
 }
@@ -295,9 +317,8 @@ export async function queryGroupings(
 }
 
 /**
- * The totals of several periods in a single read, one row each. Periods are
- * resolved to whole minutes; where two then overlap (a period ending in the
- * minute the next one starts), the shared minute counts for the later one.
+ * The totals of several periods in a single read, one row each, exact to the
+ * second; where two overlap, the shared seconds count for the later one.
  */
 export async function queryPeriodTotals(ch: Reader, ranges: TimeRange[], filter?: StatsFilter): Promise<StatsRow[]> {
   const rows = await aggregate(ch, { ranges, filter, sets: [{}] });
@@ -339,41 +360,4 @@ export async function querySeries(
   ].join('\n');
   const rows = await ch.query<{ m: string; total: number; starts: number[]; vals: number[] }>(sql, params);
   return rows.map((r) => ({ model: r.m, total: Number(r.total), starts: r.starts.map(Number), values: r.vals.map(Number) }));
-}
-
-export interface WindowTotals {
-  requests: number;
-  errors: number;
-  tokens_in: number;
-  tokens_out: number;
-}
-
-/**
- * Totals of the minute buckets starting at or after each of `starts` (Unix
- * seconds, minute-aligned), in one read of `logs_minute`; optionally one master.
- */
-export async function minuteWindows(ch: Reader, starts: number[], masterId?: number): Promise<WindowTotals[]> {
-  const params: QueryParams = { oldest: timeParam(Math.min(...starts)) };
-  const cols = starts.flatMap((s, i) => {
-    params[`s${i}`] = timeParam(s);
-    const cond = `minute >= {s${i}:${TIME}}`;
-    return [
-      `sumIf(requests, ${cond}) AS r${i}`,
-      `sumIf(errors, ${cond}) AS e${i}`,
-      `sumIf(tokens_in, ${cond}) AS i${i}`,
-      `sumIf(tokens_out, ${cond}) AS o${i}`,
-    ];
-  });
-  let where = `minute >= {oldest:${TIME}}`;
-  if (masterId !== undefined) {
-    where += ' AND master_id = {master_id:UInt64}';
-    params.master_id = masterId;
-  }
-  const [row] = await ch.query<Record<string, number>>(`SELECT ${cols.join(', ')} FROM logs_minute WHERE ${where}`, params);
-  return starts.map((_, i) => ({
-    requests: Number(row?.[`r${i}`] ?? 0),
-    errors: Number(row?.[`e${i}`] ?? 0),
-    tokens_in: Number(row?.[`i${i}`] ?? 0),
-    tokens_out: Number(row?.[`o${i}`] ?? 0),
-  }));
 }

@@ -12,15 +12,22 @@ export interface OutboxEntry {
   attempts: number;
 }
 
-export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<void> {
-  await enqueueEntries(db, [ops]);
+export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<number[]> {
+  return enqueueEntries(db, [ops]);
 }
 
-/** Several entries, delivered in the order given, in one statement. */
-export async function enqueueEntries(db: CommonQueryMethods, entries: StoreOp[][]): Promise<void> {
+/** Several entries, delivered in the order given, in one statement; their ids. */
+export async function enqueueEntries(db: CommonQueryMethods, entries: StoreOp[][]): Promise<number[]> {
   const rows = entries.filter((ops) => ops.length > 0).map((ops) => sql.fragment`(${sql.jsonb(packOps(ops) as never)})`);
-  if (rows.length === 0) return;
-  await db.query(sql.unsafe`INSERT INTO outbox (ops) VALUES ${sql.join(rows, sql.fragment`, `)}`);
+  if (rows.length === 0) return [];
+  const ids = await db.anyFirst(sql.unsafe`INSERT INTO outbox (ops) VALUES ${sql.join(rows, sql.fragment`, `)} RETURNING id`);
+  return ids.map(Number);
+}
+
+/** How many of these entries are still waiting (delivered entries are deleted; dead ones never will be). */
+export async function undelivered(db: CommonQueryMethods, ids: number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  return Number(await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM outbox WHERE id = ANY(${sql.array(ids, 'int8')}) AND NOT dead`));
 }
 
 /** The oldest live entries, in delivery order; stops at the first one not yet due so order is kept. */
