@@ -16,6 +16,8 @@ export interface RouteInput<B = any, Q = any, P = any> {
   body: B;
   principal: Principal;
   requestId: string;
+  /** The request headers the route declared in `headers` (lower-case names); empty otherwise. */
+  headers?: Record<string, string>;
 }
 
 /** A raw-body route (log ingestion) receives the bytes and their content type. */
@@ -63,6 +65,8 @@ interface RouteBase {
   success: { status: number; schema: JSONSchema | null; description?: string };
   /** Serve the result as this content type instead of JSON (e.g. Prometheus text). */
   produces?: string;
+  /** Request headers the handler reads (lower-case), e.g. accept-encoding for precompressed assets; read only for such routes. */
+  headers?: string[];
 }
 
 export interface ActorRoute extends RouteBase {

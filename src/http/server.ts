@@ -33,6 +33,8 @@ interface Incoming extends Exchange {
   credentials: Credentials;
   contentType: string;
   rawQuery: string;
+  /** The headers the route declared (uWS's request object is gone after the first await). */
+  headers: Record<string, string> | undefined;
   started: number;
 }
 
@@ -82,7 +84,8 @@ export class HttpServer {
     const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
     const path = req.getUrl();
     const lookup = this.router.lookup(method, path);
-    const role = lookup && 'found' in lookup ? lookup.found.route.route.role : 'public';
+    const found = lookup && 'found' in lookup ? lookup.found.route.route : null;
+    const role = found ? found.role : 'public';
     const given = req.getHeader('x-request-id');
     const ex: Incoming = {
       res,
@@ -93,6 +96,7 @@ export class HttpServer {
       method,
       path,
       rawQuery: req.getQuery() ?? '',
+      headers: found?.headers ? readHeaders(req, found.headers) : undefined,
       contentType: req.getHeader('content-type'),
       // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
       credentials: role === 'public' ? noCredentials : this.credentials(res, req, () => ex.aborted),
@@ -228,6 +232,7 @@ export class HttpServer {
         : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
+      ...(ex.headers ? { headers: ex.headers } : {}),
     };
     return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
   }
@@ -279,6 +284,12 @@ export class HttpServer {
       },
     };
   }
+}
+
+function readHeaders(req: HttpRequest, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) out[name] = req.getHeader(name);
+  return out;
 }
 
 function socketAddress(res: HttpResponse): string {

@@ -9,10 +9,14 @@ import { RequestMetrics } from './requests.js';
 
 /** What a scrape reads from the running service. */
 export interface ScrapeState {
-  logs: { accepted: number; stored: number; spooled: number; refused: number; invalid: number; insertFailures: number; spoolBytes: number; memoryBytes: number; pendingRecords: number };
+  logs: {
+    accepted: number; stored: number; spooled: number; refused: number; invalid: number; insertFailures: number;
+    insertRefusals: number; insertOutages: number; deadLettered: number; deadLetterBatches: number; deadLetterRecords: number;
+    degraded: boolean; spoolBytes: number; memoryBytes: number; pendingRecords: number;
+  };
   outbox: { pending: number; dead: number; retrying: number; oldestPendingAgeSeconds: number; delivered: number; failures: number };
   mailboxes: Record<string, number>;
-  health: { database: boolean; store: boolean; clickhouse: boolean };
+  health: { database: boolean; store: boolean; clickhouse: boolean; logPipeline: boolean };
   workerFailures: number;
   identityCache: { hits: number; misses: number; cleared: number; narrowed: number; entries: number };
 }
@@ -83,7 +87,18 @@ export class Metrics {
     counter('logs_spooled_total', 'Log records written to the disk spool', (s) => s.logs.spooled);
     const rejected = counter('logs_rejected_total', 'Log records refused, by reason: invalid (400) or backpressure (503)', (s) => s.logs.invalid, { reason: 'invalid' });
     counter('logs_rejected_total', '', (s) => s.logs.refused, { reason: 'backpressure' }, rejected);
-    counter('log_insert_failures_total', 'Failed ClickHouse inserts (each is retried)', (s) => s.logs.insertFailures);
+    counter('log_insert_failures_total', 'Failed ClickHouse inserts, refusals and outages together', (s) => s.logs.insertFailures);
+    const insertErrors = counter(
+      'log_insert_errors_total',
+      'Failed ClickHouse inserts by kind: refusal (data error: rows isolated, refused ones dead-lettered) or outage (retried)',
+      (s) => s.logs.insertRefusals,
+      { kind: 'refusal' },
+    );
+    counter('log_insert_errors_total', '', (s) => s.logs.insertOutages, { kind: 'outage' }, insertErrors);
+    counter('logs_dead_lettered_total', 'Log records ClickHouse refused, moved to the dead letters', (s) => s.logs.deadLettered);
+    counter('log_dead_letter_batches_total', 'Dead letters written (the refused rows of one batch with one error code each)', (s) => s.logs.deadLetterBatches);
+    gauge('log_dead_letter_records', 'Records in the dead letters now (until replayed or deleted)', (s) => s.logs.deadLetterRecords);
+    gauge('log_pipeline_degraded', 'The log pipeline is degraded (1: inserts failing or dead letters waiting) or not (0)', (s) => Number(s.logs.degraded));
     gauge('log_spool_bytes', 'Bytes waiting in the disk spool', (s) => s.logs.spoolBytes);
     gauge('log_buffer_bytes', 'Bytes of accepted records waiting in memory', (s) => s.logs.memoryBytes);
     gauge('log_pending_records', 'Accepted records not yet in ClickHouse', (s) => s.logs.pendingRecords);

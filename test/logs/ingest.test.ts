@@ -1,6 +1,6 @@
 import t from 'tap';
 import { adminToken, eventually, startTestService } from '../helpers/harness.js';
-import { LOG_COLUMNS } from '../../src/actors/logs/record.js';
+import { LOG_COLUMNS } from '../../src/storage/clickhouse/logs-table.js';
 
 const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '50' } });
 t.teardown(() => svc.stop());

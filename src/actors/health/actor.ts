@@ -1,6 +1,8 @@
 /**
- * Health of the three stores, asked by GET /health. Each check is bounded in
- * time so a hung dependency reports `down` instead of hanging the probe.
+ * Health of the three stores and of the log pipeline, asked by GET /health.
+ * Each store check is bounded in time so a hung dependency reports `down`
+ * instead of hanging the probe. The pipeline is degraded while inserts fail
+ * or dead letters wait (docs/log-pipeline.md).
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
@@ -12,6 +14,8 @@ export interface HealthReport {
   database: boolean;
   store: boolean;
   clickhouse: boolean;
+  /** The log pipeline stores what it accepts: no outage being retried, no dead letters. */
+  logPipeline: boolean;
 }
 
 export function healthActor(): ActorDefinition<MainContext> {
@@ -21,12 +25,13 @@ export function healthActor(): ActorDefinition<MainContext> {
     concurrency: 64,
     handlers: {
       check: async (_: unknown, ctx): Promise<HealthReport> => {
-        const [database, store, clickhouse] = await Promise.all([
+        const [database, store, clickhouse, logs] = await Promise.all([
           within(ctx.database.ping(), 2000),
           within(ctx.store.ping(), 2000),
           within(ctx.clickhouse.ping(), 2000),
+          ctx.ask<{ degraded: boolean }>('logs', 'state').catch(() => ({ degraded: true })),
         ]);
-        return { database, store, clickhouse };
+        return { database, store, clickhouse, logPipeline: !logs.degraded };
       },
     },
   };

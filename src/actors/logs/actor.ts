@@ -1,25 +1,30 @@
 /**
  * The logs actor, on the main thread beside chDB: it takes POST /logs bodies
- * (parse, validate, id, row), hands rows to the writer, serves log pages and
- * deletions, and enforces retention. Feature flags are cached here so the
- * ingestion path never waits for them.
+ * (parse, validate, id, row), hands rows to the table writer
+ * (storage/clickhouse/write), serves log pages and deletions, the pipeline's
+ * status and its dead letters, and enforces retention. Feature flags are
+ * cached here so the ingestion path never waits for them.
  */
 import { join } from 'node:path';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RawInput, RouteInput } from '../../http/route.js';
-import { AppError, badRequest, unavailable } from '../../errors.js';
+import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
-import { deleteLogs, listLogs, maxIdOfNode, type LogFilter, type LogRow } from '../../storage/clickhouse/logs.js';
+import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
+import { deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, type LogFilter } from '../../storage/clickhouse/logs.js';
+import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
+import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { IdGenerator } from './ids.js';
 import { parseLogBody } from './parse.js';
-import { chTime, chTimeCached, createdAtOf, LOG_COLUMNS, toRow, type LogRecord } from './record.js';
-import { LogWriter } from './writer.js';
+import { chTimeCached, createdAtOf, type LogRecord } from './record.js';
 import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
 import type { LogGenerations } from './generations.js';
+import { logView, rfc3339 } from './view.js';
+import { deadLetterView, pipelineStatus, type PipelineStatus } from './pipeline.js';
 
 /**
  * Receives the error-looking records of each accepted request (the log-error
@@ -29,16 +34,11 @@ export type IngestObserver = (errors: LogRecord[], accepted: number) => void;
 
 export interface LogsActor extends ActorDefinition<MainContext> {
   observers: IngestObserver[];
-  writer(): LogWriter;
+  writer(): TableWriter;
   flags(): Flags;
 }
 
-const rfc3339 = (chText: string): string => `${chText.replace(' ', 'T')}Z`;
-
-export function logView(r: LogRow): Record<string, unknown> {
-  const { created_text, updated_text, ...rest } = r;
-  return { ...rest, createdAt: rfc3339(created_text), updatedAt: rfc3339(updated_text), deletedAt: { time: null, valid: false } };
-}
+export { logView };
 
 export interface LogsOptions {
   /** Told about every ClickHouse insert: records and seconds (metrics). */
@@ -49,7 +49,7 @@ export interface LogsOptions {
 
 export function logsActor(options: LogsOptions = {}): LogsActor {
   let invalid = 0;
-  let writer: LogWriter | undefined;
+  let writer: TableWriter | undefined;
   let ids: IdGenerator;
   let flags: Flags = { ...flagDefaults };
   let flagTimer: NodeJS.Timeout | undefined;
@@ -181,16 +181,51 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
       },
 
       flush: () => writer!.flushNow(),
-      state: () => ({ ...writer!.stats, ...writer!.backlog, invalid, flags }),
+      state: () => ({
+        ...writer!.stats,
+        ...writer!.backlogState,
+        deadLetterRecords: writer!.deadLetters.records,
+        degraded: writer!.degraded,
+        invalid,
+        flags,
+      }),
+
+      /** What the console shows of the pipeline; newest_stored_at is null while ClickHouse does not answer. */
+      pipeline: async (_: unknown, ctx): Promise<PipelineStatus> => {
+        const newest = await newestCreatedAt(ctx.clickhouse).catch(() => null);
+        return pipelineStatus(writer!, newest === null ? null : rfc3339(newest));
+      },
+
+      deadLetters: async () => {
+        const items = await Promise.all(writer!.deadLetters.list().map((l) => deadLetterView(writer!.deadLetters, l)));
+        return { items, total: items.length, records: items.reduce((n, l) => n + l.records, 0) };
+      },
+
+      replayDeadLetter: async ({ params }: RouteInput<unknown, unknown, { id: string }>) => {
+        const r = await writer!.replay(params.id);
+        if (!r) throw notFound('dead letter', { id: params.id });
+        if (r.error?.kind === 'outage') {
+          throw unavailable(`ClickHouse could not take the rows (${String(r.error.code ?? 'no code')}); the dead letter is kept`, 5);
+        }
+        return { id: r.id, stored: r.stored, refused: r.refused, remains: r.refused > 0, error: r.error && { code: r.error.code, message: r.error.message } };
+      },
+
+      deleteDeadLetter: async ({ params }: RouteInput<unknown, unknown, { id: string }>) => {
+        if (!(await writer!.deadLetters.remove(params.id))) throw notFound('dead letter', { id: params.id });
+        return { id: params.id, deleted: true };
+      },
     },
 
     async start(ctx) {
       ids = new IdGenerator(ctx.config.nodeId, () => ctx.now());
       ids.resumeAfter(await maxIdOfNode(ctx.clickhouse, ctx.config.nodeId));
-      writer = new LogWriter(
+      writer = new TableWriter(
         {
           table: 'logs',
           columns: LOG_COLUMNS,
+          partitionOf: partitionOfRow,
+          maxPartitions: MAX_PARTITIONS_PER_INSERT,
+          deadLetterDir: join(ctx.config.dataDir, 'dead-letters'),
           batchRecords: ctx.config.logBatchRecords,
           batchBytes: ctx.config.logBatchBytes,
           flushMs: ctx.config.logFlushMs,

@@ -1,9 +1,11 @@
 /**
- * The LogRecord as the data plane sends it, and its row form for ClickHouse.
+ * The LogRecord as the data plane sends it, and the creation time it is
+ * stored with (its row is written by storage/clickhouse/logs-table.ts).
  * Unknown fields are tolerated and not stored, so a newer data plane can send
  * more than this version stores.
  */
 import { compileBody, type JSONSchema } from '../../http/schema.js';
+import { logDateTime } from '../../http/value-rules.js';
 
 const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
 const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });
@@ -27,11 +29,12 @@ export const logRecordSchema: JSONSchema = {
     audit_reason: text(1024),
     request_body: { type: 'string' },
     response_body: { type: 'string' },
-    createdAt: { type: 'string', format: 'date-time' },
+    createdAt: logDateTime('RFC 3339, within log time (docs/log-pipeline.md)'),
   },
 };
 
-export const validateLogRecord = compileBody(logRecordSchema);
+/** NUL is allowed: ClickHouse stores it, and request bodies may carry it (docs/log-pipeline.md). */
+export const validateLogRecord = compileBody(logRecordSchema, { allowNul: true });
 
 /** A validated record, as parsed. */
 export type LogRecord = Record<string, unknown> & {
@@ -50,63 +53,6 @@ export const chTime = (ms: number): string => new Date(ms).toISOString().slice(0
 export function chTimeCached(): (ms: number) => string {
   let last = { ms: 0, text: '' };
   return (ms) => (ms === last.ms ? last.text : (last = { ms, text: chTime(ms) }).text);
-}
-
-/**
- * The `logs` columns the service writes, in the order of toRow's arrays (the
- * writer inserts JSONCompactEachRow over this list). `updated_at` is left to
- * its DEFAULT (created_at). The test suite checks this list against the table.
- */
-export const LOG_COLUMNS = [
-  'id',
-  'key_id',
-  'master_id',
-  'group',
-  'model',
-  'status_code',
-  'latency_ms',
-  'tokens_in',
-  'tokens_out',
-  'request_size',
-  'response_size',
-  'client_ip',
-  'error_message',
-  'audit_reason',
-  'request_body',
-  'response_body',
-  'created_at',
-] as const;
-
-export type LogColumn = (typeof LOG_COLUMNS)[number];
-
-/**
- * A record's row: its values in LOG_COLUMNS order, absent fields as their
- * column DEFAULT (0 or ''), with the id and creation time (the client's
- * `createdAt`, else the ingestion time). Fields not in LOG_COLUMNS are not
- * stored. An array rather than an object: JSON.stringify of 17 values
- * without their names is about half the work, and ClickHouse reads it faster.
- */
-export function toRow(rec: LogRecord, id: number, createdAt: string, keepRequestBody: boolean): unknown[] {
-  const r = rec as Record<string, unknown>;
-  return [
-    id,
-    rec.key_id,
-    rec.master_id,
-    r.group ?? '',
-    r.model ?? '',
-    rec.status_code,
-    r.latency_ms ?? 0,
-    r.tokens_in ?? 0,
-    r.tokens_out ?? 0,
-    r.request_size ?? 0,
-    r.response_size ?? 0,
-    r.client_ip ?? '',
-    rec.error_message ?? '',
-    r.audit_reason ?? '',
-    keepRequestBody ? (rec.request_body ?? '') : '',
-    r.response_body ?? '',
-    createdAt,
-  ];
 }
 
 /** The creation time stored for a record: its own `createdAt` when given, else the ingestion time. */

@@ -20,8 +20,10 @@ import { createLogger } from '../../logger.js';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import { IdGenerator } from '../../actors/logs/ids.js';
-import { chTimeCached, createdAtOf, LOG_COLUMNS, toRow, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
-import { LogWriter } from '../../actors/logs/writer.js';
+import { chTimeCached, createdAtOf, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
+import { LOG_COLUMNS, partitionOfRow, toRow } from '../../storage/clickhouse/logs-table.js';
+import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
+import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { repoPath } from './paths.js';
 
 const dataDir = process.env.SVC_DATA_DIR;
@@ -32,10 +34,13 @@ const ch = await openClickHouse({ dataDir });
 await migrateClickHouse(ch, repoPath('sql/clickhouse'));
 const ids = new IdGenerator(0, Date.now);
 // The service's defaults, so that ClickHouse gets the same inserts.
-const writer = new LogWriter(
+const writer = new TableWriter(
   {
     table: 'logs',
     columns: LOG_COLUMNS,
+    partitionOf: partitionOfRow,
+    maxPartitions: MAX_PARTITIONS_PER_INSERT,
+    deadLetterDir: join(dataDir, 'dead-letters'),
     batchRecords: settingSpecs.logBatchRecords.default,
     batchBytes: settingSpecs.logBatchBytes.default,
     flushMs: settingSpecs.logFlushMs.default,

@@ -32,7 +32,7 @@ const stages: Array<[string, (f: Frame) => boolean]> = [
   ['metrics (prom-client)', (f) => /prom-client|metrics\/metrics\.js/.test(f.url)],
   ['logs: parse + validate', (f) => /logs\/parse\.js/.test(f.url)],
   ['logs: writer + ClickHouse calls', (f) => /logs\/(writer|spool)\.js|chdb|clickhouse/.test(f.url)],
-  ['logs: rows (toRow, JSON.stringify, ids)', (f) => /logs\/(actor|record|ids)\.js/.test(f.url)],
+  ['logs: rows (toRow, JSON.stringify, ids)', (f) => /logs\/(actor|record|ids)\.js|clickhouse\/logs-table\.js/.test(f.url)],
   ['shared store + outbox relay', (f) => /redis\/|outbox\//.test(f.url)],
   ['Postgres client (slonik, pg)', (f) => /slonik|node_modules\/pg|postgres\//.test(f.url)],
   ['actor hop (ask, mailbox, piscina)', (f) => /runtime\/(system|mailbox)\.js|piscina/.test(f.url)],

@@ -1,5 +1,6 @@
 /** The audit trail (admin). */
 import type { Route } from '../route.js';
+import { unixTime } from '../value-rules.js';
 
 const str = { type: 'string' };
 const int = { type: 'integer' };
@@ -21,8 +22,8 @@ export const auditRoutes: Route[] = [
         action: { ...names, description: 'one action or several, comma-separated: create, update, delete, freeze, batch.status, ...' },
         resource_id: { type: 'string', maxLength: 200 },
         actor: { type: 'string', maxLength: 100, pattern: '^(admin|master(:\\d+)?)$', description: '`admin`, `master` or `master:<id>`' },
-        since: { type: 'integer', minimum: 0, description: 'Unix seconds, inclusive' },
-        until: { type: 'integer', minimum: 0, description: 'Unix seconds, exclusive' },
+        since: unixTime('Unix seconds, inclusive'),
+        until: unixTime('Unix seconds, exclusive'),
         limit: { type: 'integer', minimum: 1, default: 50, description: 'at most 200' },
         offset: { type: 'integer', minimum: 0, default: 0 },
       },

@@ -2,6 +2,7 @@
 import type { Route } from '../route.js';
 import { buildOpenApi } from '../openapi.js';
 import { swaggerRoutes } from '../swagger.js';
+import { consoleRoutes } from '../console.js';
 import type { BuildInfo } from '../../version.js';
 import { publicRoutes } from './public.js';
 import { featureRoutes } from './features.js';
@@ -29,5 +30,6 @@ export function allRoutes(build: BuildInfo): Route[] {
   routes.push(...analyticsRoutes);
   routes.push(...logExportRoutes, ...logFilterRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
+  routes.push(...consoleRoutes());
   return routes;
 }

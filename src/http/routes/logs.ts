@@ -2,21 +2,60 @@
 import { AppError } from '../../errors.js';
 import { logRecordSchema } from '../../actors/logs/record.js';
 import { isNdjson } from '../../actors/logs/parse.js';
+import { logViewFields } from '../../actors/logs/view.js';
 import { rawRoute, type Route } from '../route.js';
 import { deletedAt, type JSONSchema } from '../schema.js';
+import { logDateTime, unixTime } from '../value-rules.js';
 
 const MiB = 1024 * 1024;
 const int = { type: 'integer' };
 const str = { type: 'string' };
 
+/** The fields follow the logs table (storage/clickhouse/logs-table.ts, through the actor's view). */
 const logView: JSONSchema = {
   type: 'object',
+  properties: { ...Object.fromEntries(Object.entries(logViewFields).map(([f, type]) => [f, { type }])), deletedAt },
+};
+
+const errorCode: JSONSchema = { type: ['integer', 'string', 'null'], description: "ClickHouse's error code (or a connection error's), null when none" };
+const insertError: JSONSchema = { type: 'object', properties: { code: errorCode, message: str }, required: ['code', 'message'] };
+
+const pipelineStatus: JSONSchema = {
+  type: 'object',
   properties: {
-    id: int, key_id: int, master_id: int, group: str, model: str, status_code: int, latency_ms: int,
-    tokens_in: int, tokens_out: int, request_size: int, response_size: int, client_ip: str,
-    error_message: str, audit_reason: str, request_body: str, response_body: str,
-    createdAt: str, updatedAt: str, deletedAt,
+    status: { type: 'string', enum: ['ok', 'degraded'], description: 'degraded while inserts fail or dead letters exist' },
+    accepted: { ...int, description: 'records accepted by this node since it started' },
+    stored: { ...int, description: 'records this node stored since it started' },
+    pending: { ...int, description: 'records waiting in memory and in the disk spool' },
+    dead_lettered: { ...int, description: 'records in the dead letters now' },
+    last_error: {
+      oneOf: [{ type: 'null' }, { type: 'object', properties: { code: errorCode, message: str, at: { type: 'string', description: 'RFC 3339' } }, required: ['code', 'message', 'at'] }],
+      description: 'the last failed insert, if any',
+    },
+    newest_stored_at: { type: ['string', 'null'], description: 'RFC 3339 creation time of the newest stored record; null when none' },
   },
+  required: ['status', 'accepted', 'stored', 'pending', 'dead_lettered', 'last_error', 'newest_stored_at'],
+};
+
+const deadLetter: JSONSchema = {
+  type: 'object',
+  properties: {
+    id: str,
+    table: str,
+    records: int,
+    code: errorCode,
+    message: str,
+    at: { type: 'string', description: 'RFC 3339: when the rows were (last) refused' },
+    bytes: int,
+    sample: { type: 'array', items: str, description: 'the first rows as stored (up to 3, 2 KiB each)' },
+  },
+  required: ['id', 'table', 'records', 'code', 'message', 'at', 'bytes', 'sample'],
+};
+
+const deadLetterParams: JSONSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^[0-9]{13}-[0-9]{6}$' } },
 };
 
 export const logFilters: Record<string, JSONSchema> = {
@@ -25,8 +64,8 @@ export const logFilters: Record<string, JSONSchema> = {
   model: { type: 'string', maxLength: 200 },
   group: { type: 'string', maxLength: 200 },
   status_code: { type: 'integer', minimum: 0, maximum: 999 },
-  since: { type: 'integer', minimum: 0, description: 'Unix seconds, inclusive' },
-  until: { type: 'integer', minimum: 0, description: 'Unix seconds, exclusive' },
+  since: unixTime('Unix seconds, inclusive'),
+  until: unixTime('Unix seconds, exclusive'),
   error_only: { type: 'boolean', description: 'only status >= 400 or a non-empty error_message' },
   limit: { type: 'integer', minimum: 1, default: 50, description: 'at most 200' },
   offset: { type: 'integer', minimum: 0, default: 0 },
@@ -86,7 +125,7 @@ export const logRoutes: Route[] = [
       type: 'object',
       required: ['before'],
       properties: {
-        before: { type: 'string', format: 'date-time', description: 'RFC 3339; records created before it are deleted' },
+        before: logDateTime('RFC 3339; records created before it are deleted'),
         master_id: logFilters.master_id!,
         key_id: logFilters.key_id!,
         model: logFilters.model!,
@@ -96,6 +135,62 @@ export const logRoutes: Route[] = [
     success: { status: 200, schema: { type: 'object', properties: { deleted: int }, required: ['deleted'] } },
     actor: 'logs',
     message: 'delete',
+  },
+  {
+    method: 'GET',
+    path: '/admin/logs/pipeline',
+    role: 'admin',
+    summary: 'The log pipeline: records accepted, stored, pending and dead-lettered, status, last insert error, newest stored record',
+    tags: ['logs'],
+    success: { status: 200, schema: pipelineStatus },
+    actor: 'logs',
+    message: 'pipeline',
+  },
+  {
+    method: 'GET',
+    path: '/admin/logs/dead-letters',
+    role: 'admin',
+    summary: 'Rows ClickHouse refused, set apart with their error (docs/log-pipeline.md, "Dead letters")',
+    tags: ['logs'],
+    success: {
+      status: 200,
+      schema: {
+        type: 'object',
+        properties: { items: { type: 'array', items: deadLetter }, total: int, records: int },
+        required: ['items', 'total', 'records'],
+      },
+    },
+    actor: 'logs',
+    message: 'deadLetters',
+  },
+  {
+    method: 'POST',
+    path: '/admin/logs/dead-letters/{id}/replay',
+    role: 'admin',
+    summary: "Insert a dead letter's rows again; rows refused again stay in it (remains: true), with the new error",
+    tags: ['logs'],
+    params: deadLetterParams,
+    success: {
+      status: 200,
+      schema: {
+        type: 'object',
+        properties: { id: str, stored: int, refused: int, remains: { type: 'boolean' }, error: { oneOf: [{ type: 'null' }, insertError] } },
+        required: ['id', 'stored', 'refused', 'remains', 'error'],
+      },
+    },
+    actor: 'logs',
+    message: 'replayDeadLetter',
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/logs/dead-letters/{id}',
+    role: 'admin',
+    summary: 'Discard a dead letter and its rows',
+    tags: ['logs'],
+    params: deadLetterParams,
+    success: { status: 200, schema: { type: 'object', properties: { id: str, deleted: { type: 'boolean' } }, required: ['id', 'deleted'] } },
+    actor: 'logs',
+    message: 'deleteDeadLetter',
   },
   logListRoute('/v1/logs', 'master', "The tenant's own log records (same filters as the admin list; master_id is always the caller)", 'tenant'),
 ];

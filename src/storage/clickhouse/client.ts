@@ -73,10 +73,18 @@ export function insertTarget(table: string, options: InsertOptions = {}): { form
   return columns ? { format, columns } : { format };
 }
 
+/**
+ * The most partitions one insert may touch. ClickHouse's own default, set on
+ * every insert so that a server profile with a lower one cannot refuse what
+ * the writer cut to fit it (the writer cuts batches by it: docs/log-pipeline.md).
+ */
+export const MAX_PARTITIONS_PER_INSERT = 100;
+
 /** Settings every NDJSON insert uses, on either transport. */
 export const INSERT_SETTINGS = {
   input_format_skip_unknown_fields: 1,
   date_time_input_format: 'best_effort',
+  max_partitions_per_insert_block: String(MAX_PARTITIONS_PER_INSERT), // a UInt64 setting: text, as the HTTP client types it
 } as const;
 
 /** Table names are spliced into INSERT text, so only plain identifiers pass. */

@@ -5,6 +5,7 @@
  */
 import type { ClickHouse, QueryParams } from './client.js';
 import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
+import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
 
 export interface LogFilter {
   master_id?: number;
@@ -18,28 +19,6 @@ export interface LogFilter {
   until?: number;
   /** Only records counted as errors: status >= 400 or a non-empty error_message. */
   error_only?: boolean;
-}
-
-export interface LogRow {
-  id: number;
-  key_id: number;
-  master_id: number;
-  group: string;
-  model: string;
-  status_code: number;
-  latency_ms: number;
-  tokens_in: number;
-  tokens_out: number;
-  request_size: number;
-  response_size: number;
-  client_ip: string;
-  error_message: string;
-  audit_reason: string;
-  request_body: string;
-  response_body: string;
-  /** DateTime64 text in UTC; aliases differ from the columns so they do not shadow them in WHERE. */
-  created_text: string;
-  updated_text: string;
 }
 
 const equalities: Array<[keyof LogFilter, string, string]> = [
@@ -70,10 +49,6 @@ export function whereOf(f: LogFilter): { where: string; params: QueryParams } {
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-const columns =
-  'id, key_id, master_id, `group`, model, status_code, latency_ms, tokens_in, tokens_out, request_size, response_size, ' +
-  'client_ip, error_message, audit_reason, request_body, response_body, toString(created_at) AS created_text, toString(updated_at) AS updated_text';
-
 export async function listLogs(
   ch: ClickHouse,
   filter: LogFilter,
@@ -83,7 +58,7 @@ export async function listLogs(
   const { where, params } = whereOf(filter);
   const [items, count] = await Promise.all([
     ch.query<LogRow>(
-      `SELECT ${columns} FROM logs ${where} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      `SELECT ${LOG_ROW_SELECT} FROM logs ${where} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
       { ...params, limit, offset },
     ),
     ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params),
@@ -148,4 +123,10 @@ export async function clearBodies(ch: ClickHouse, before: Date): Promise<number>
     await ch.command(`ALTER TABLE logs UPDATE request_body = '', response_body = '' WHERE ${where} SETTINGS mutations_sync = 2`, { before });
   }
   return n;
+}
+
+/** created_at of the newest stored record as DateTime64 text in UTC; null when none is stored. */
+export async function newestCreatedAt(ch: ClickHouse): Promise<string | null> {
+  const rows = await ch.query<{ n: number; newest: string }>('SELECT count() AS n, toString(max(created_at)) AS newest FROM logs');
+  return Number(rows[0]?.n ?? 0) > 0 ? rows[0]!.newest : null;
 }

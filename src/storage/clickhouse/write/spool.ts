@@ -22,6 +22,7 @@ export interface SpooledBatch {
   records: number;
   /** The file starts with a column-list line (the compact form). */
   compact: boolean;
+  seq: number;
 }
 
 const name = (seq: number, records: number, compact: boolean): string =>
@@ -34,6 +35,7 @@ export class Spool {
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
+    const bySeq = new Map<number, SpooledBatch>();
     for (const f of readdirSync(dir).sort()) {
       const path = join(dir, f);
       if (f.endsWith('.tmp')) {
@@ -42,10 +44,20 @@ export class Spool {
       }
       const m = /^(\d+)-(\d+)(\.compact)?\.ndjson$/.exec(f);
       if (!m) continue;
-      const bytes = statSync(path).size;
-      this.files.push({ file: path, bytes, records: Number(m[2]), compact: m[3] !== undefined });
-      this.bytes += bytes;
-      this.seq = Math.max(this.seq, Number(m[1]));
+      const seq = Number(m[1]);
+      const batch = { file: path, bytes: statSync(path).size, records: Number(m[2]), compact: m[3] !== undefined, seq };
+      const other = bySeq.get(seq);
+      if (other) {
+        // A replacement and the file it replaced: the fewer records are what is left to store.
+        const [keep, drop] = other.records <= batch.records ? [other, batch] : [batch, other];
+        unlinkSync(drop.file);
+        bySeq.set(seq, keep);
+      } else bySeq.set(seq, batch);
+      this.seq = Math.max(this.seq, seq);
+    }
+    for (const b of [...bySeq.values()].sort((x, y) => x.seq - y.seq)) {
+      this.files.push(b);
+      this.bytes += b.bytes;
     }
   }
 
@@ -59,8 +71,28 @@ export class Spool {
 
   /** Spools a batch: JSONCompactEachRow lines over `columns`, or JSONEachRow objects without them. */
   async append(data: Buffer, records: number, columns?: readonly string[]): Promise<void> {
+    const seq = ++this.seq;
+    const { file, bytes, compact } = await this.write(seq, data, records, columns);
+    this.files.push({ file, bytes, records, compact, seq });
+    this.bytes += bytes;
+  }
+
+  /**
+   * Replaces the oldest batch by what is left of it (`data`, fewer records):
+   * written in full under the same sequence number before the old file goes.
+   */
+  async replaceHead(data: Buffer, records: number, columns?: readonly string[]): Promise<void> {
+    const head = this.files[0];
+    if (!head || records >= head.records) return;
+    const { file, bytes, compact } = await this.write(head.seq, data, records, columns);
+    await unlink(head.file);
+    this.files[0] = { file, bytes, records, compact, seq: head.seq };
+    this.bytes += bytes - head.bytes;
+  }
+
+  private async write(seq: number, data: Buffer, records: number, columns?: readonly string[]): Promise<{ file: string; bytes: number; compact: boolean }> {
     const compact = columns !== undefined;
-    const file = join(this.dir, name(++this.seq, records, compact));
+    const file = join(this.dir, name(seq, records, compact));
     const tmp = `${file}.tmp`;
     const header = compact ? Buffer.from(`${JSON.stringify(columns)}\n`) : undefined;
     const handle = await open(tmp, 'w');
@@ -72,26 +104,33 @@ export class Spool {
       await handle.close();
     }
     await rename(tmp, file);
-    const bytes = data.length + (header?.length ?? 0);
-    this.files.push({ file, bytes, records, compact });
-    this.bytes += bytes;
+    return { file, bytes: data.length + (header?.length ?? 0), compact };
   }
 
-  /** The oldest batch, without removing it: its rows, and their columns for the compact form. */
-  async peek(): Promise<{ batch: SpooledBatch; data: Buffer; columns?: string[] } | null> {
+  /**
+   * The oldest batch, without removing it: its rows, and their columns for
+   * the compact form. A compact file whose first line is not a column list
+   * comes back whole, with `unreadable` saying so.
+   */
+  async peek(): Promise<{ batch: SpooledBatch; data: Buffer; columns?: string[]; unreadable?: string } | null> {
     const batch = this.files[0];
     if (!batch) return null;
     const data = await readFile(batch.file);
     if (!batch.compact) return { batch, data };
     const eol = data.indexOf(0x0a);
-    const columns: unknown = JSON.parse(data.subarray(0, eol < 0 ? data.length : eol).toString('utf8'));
+    let columns: unknown;
+    try {
+      columns = JSON.parse(data.subarray(0, eol < 0 ? data.length : eol).toString('utf8'));
+    } catch {
+      columns = undefined;
+    }
     if (!Array.isArray(columns) || columns.length === 0 || !columns.every((c) => typeof c === 'string')) {
-      throw new Error(`log spool file ${batch.file} does not start with its column list`);
+      return { batch, data, unreadable: `log spool file ${batch.file} does not start with its column list` };
     }
     return { batch, data: eol < 0 ? Buffer.alloc(0) : data.subarray(eol + 1), columns };
   }
 
-  /** Removes the oldest batch once it is safely in ClickHouse. */
+  /** Removes the oldest batch once it is safely in ClickHouse (or in the dead letters). */
   async shift(): Promise<void> {
     const batch = this.files.shift();
     if (!batch) return;

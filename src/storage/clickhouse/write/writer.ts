@@ -1,0 +1,324 @@
+/**
+ * The table writer: accepted rows go through the batcher (count, bytes,
+ * time, partitions), wait in the backlog (memory, then the disk spool), and
+ * are inserted one batch at a time, oldest first, through the transport.
+ * Should ClickHouse refuse a batch, its refused rows are isolated and moved
+ * to the dead letters, and the rest is stored (isolate.ts); should it be out,
+ * the batch is retried with backoff, forever, and nothing is dead-lettered.
+ * Past the memory and disk bounds accept() refuses, so the caller can answer
+ * 503: nothing accepted is ever dropped.
+ */
+import type { Logger } from '../../../logger.js';
+import type { InsertOptions } from '../client.js';
+import { Backlog } from './backlog.js';
+import { LineBatcher, type Batch } from './batcher.js';
+import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
+import { classifyInsertError, type InsertError } from './errors.js';
+import { insertIsolating, type Delivery, type Refused } from './isolate.js';
+import { countLines, joinLines, lines, type PartitionOf } from './lines.js';
+import { Spool } from './spool.js';
+
+export interface WriterOptions {
+  table: string;
+  /** The lines are JSON arrays of these columns' values (JSONCompactEachRow); absent: JSON objects (JSONEachRow). */
+  columns?: readonly string[];
+  batchRecords: number;
+  batchBytes: number;
+  flushMs: number;
+  memoryBytes: number;
+  spoolBytes: number;
+  spoolDir: string;
+  deadLetterDir: string;
+  /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
+  partitionOf?: PartitionOf;
+  maxPartitions?: number;
+}
+
+/** The transport, as far as the writer needs it. */
+export interface Inserter {
+  insert(table: string, rows: Buffer, options?: InsertOptions): Promise<void>;
+}
+
+export interface WriterStats {
+  accepted: number;
+  stored: number;
+  spooled: number;
+  /** Records refused by accept() (backpressure). */
+  refused: number;
+  /** Failed inserts, refusals and outages together. */
+  insertFailures: number;
+  insertRefusals: number;
+  insertOutages: number;
+  batches: number;
+  /** Records moved to the dead letters, and the dead letters written. */
+  deadLettered: number;
+  deadLetterBatches: number;
+  /** The last failed insert, whatever came after it. */
+  lastError: { code: number | string | null; message: string; at: string } | null;
+  /** Records per insert and insert seconds, for the metrics histograms. */
+  onInsert?: (records: number, seconds: number) => void;
+}
+
+export interface ReplayResult {
+  id: string;
+  /** Rows now stored. */
+  stored: number;
+  /** Rows refused again: they stay in the dead letter, with the new error. */
+  refused: number;
+  error: InsertError | null;
+}
+
+const maxBackoffMs = 5000;
+
+export class TableWriter {
+  readonly stats: WriterStats = {
+    accepted: 0, stored: 0, spooled: 0, refused: 0, insertFailures: 0, insertRefusals: 0, insertOutages: 0,
+    batches: 0, deadLettered: 0, deadLetterBatches: 0, lastError: null,
+  };
+  readonly deadLetters: DeadLetterStore;
+  private readonly batcher: LineBatcher;
+  private readonly backlog: Backlog;
+  private pumping: Promise<void> | null = null;
+  private backoffMs = 0;
+  private retrying = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly replaying = new Map<string, Promise<ReplayResult | null>>();
+  /** Told after rows are in ClickHouse, with the masters they held (null: not known). */
+  onStored?: (masters: ReadonlySet<number> | null) => void;
+
+  constructor(
+    private readonly opts: WriterOptions,
+    private readonly target: Inserter,
+    private readonly log: Logger,
+  ) {
+    const spool = new Spool(opts.spoolDir);
+    if (spool.size > 0) log.info({ batches: spool.size, bytes: spool.bytes }, 'replaying the log spool');
+    this.backlog = new Backlog(spool, opts, log);
+    this.backlog.onSpooled = (records) => (this.stats.spooled += records);
+    this.batcher = new LineBatcher(opts, (batch) => {
+      this.backlog.push(batch);
+      this.kick();
+    });
+    this.deadLetters = new DeadLetterStore(opts.deadLetterDir);
+  }
+
+  /** Records waiting anywhere (memory, spool), for metrics and tests. */
+  get backlogState(): { memoryBytes: number; spoolBytes: number; spoolBatches: number; pendingRecords: number } {
+    return {
+      memoryBytes: this.backlog.memoryBytes + this.batcher.bytes,
+      spoolBytes: this.backlog.spoolBytes,
+      spoolBatches: this.backlog.spoolBatches,
+      pendingRecords: this.batcher.records + this.backlog.pendingRecords,
+    };
+  }
+
+  /** Inserts are failing now (an outage being retried), or dead letters wait for an operator. */
+  get degraded(): boolean {
+    return this.retrying || this.deadLetters.size > 0;
+  }
+
+  start(): void {
+    this.kick();
+  }
+
+  /**
+   * Takes NDJSON text holding `records` records of `masters` (no trailing
+   * newline), in the form `columns` says (arrays, or objects without it).
+   * false: memory and spool are both full; the caller must refuse with 503.
+   */
+  accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
+    const bytes = this.batcher.write(ndjson);
+    if (this.stopped || this.backlog.full(this.batcher.bytes + bytes)) {
+      this.stats.refused += records;
+      return false;
+    }
+    this.batcher.commit(bytes, records, masters);
+    this.stats.accepted += records;
+    return true;
+  }
+
+  /**
+   * Writes what is buffered now and waits until memory and spool are empty,
+   * unless ClickHouse is failing (then it returns at once: those records are
+   * written when it recovers).
+   */
+  async flushNow(): Promise<void> {
+    this.batcher.seal();
+    if (this.retrying) {
+      // Try now rather than wait out the backoff; a failure sets retrying again and ends the loop.
+      clearTimeout(this.retryTimer);
+      this.retrying = false;
+    }
+    while (this.backlog.busy && !this.retrying) {
+      this.kick();
+      await this.pumping;
+      await this.backlog.drained();
+    }
+  }
+
+  /** Writes or spools everything; after it resolves nothing accepted is only in memory. */
+  async stop(): Promise<void> {
+    this.batcher.seal();
+    this.batcher.stop();
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await this.pumping;
+    // One last pass unless ClickHouse is failing: then do not wait out retries, spool instead.
+    if (!this.retrying) await this.pump();
+    await this.backlog.spillAll();
+  }
+
+  /**
+   * Inserts a dead letter's rows again (after its cause was fixed): the rows
+   * ClickHouse takes are stored, those it refuses again stay in the dead
+   * letter with the new error. An outage leaves the rest in the dead letter
+   * and is returned as the error.
+   */
+  replay(id: string): Promise<ReplayResult | null> {
+    // A second replay of the same dead letter while one runs shares it: its rows are inserted once.
+    let running = this.replaying.get(id);
+    if (!running) {
+      running = this.replayOnce(id).finally(() => this.replaying.delete(id));
+      this.replaying.set(id, running);
+    }
+    return running;
+  }
+
+  private async replayOnce(id: string): Promise<ReplayResult | null> {
+    const letter = this.deadLetters.get(id);
+    if (!letter) return null;
+    const rows = await this.deadLetters.rows(id);
+    const delivery = await insertIsolating((data) => this.target.insert(letter.table, data, insertOptions(letter.columns)), [rows]);
+    this.count(delivery);
+    const refusedRows = delivery.refused.flatMap((r) => r.rows);
+    const left = [...refusedRows, ...(delivery.outage?.left ?? [])];
+    const error = delivery.outage?.error ?? delivery.refused[0]?.error ?? null;
+    if (left.length === 0) await this.deadLetters.remove(id);
+    else {
+      const data = joinLines(left);
+      await this.deadLetters.replace(id, { ...letterOf(letter, error), records: countLines(data) }, data);
+    }
+    if (delivery.stored > 0) this.onStored?.(null);
+    return { id, stored: delivery.stored, refused: refusedRows.length, error };
+  }
+
+  private kick(): void {
+    if (this.retrying && !this.stopped) return; // the retry timer will pump
+    this.pumping ??= this.pump().finally(() => {
+      this.pumping = null;
+    });
+  }
+
+  /** Inserts batches in order until none is left or an outage stops it; a failure of the disk counts as one. */
+  private async pump(): Promise<void> {
+    try {
+      await this.pumpBatches();
+    } catch (err) {
+      this.log.error({ err }, 'log writer failed (spool or dead letters); will retry');
+      this.retryLater();
+    }
+  }
+
+  private async pumpBatches(): Promise<void> {
+    for (;;) {
+      const head = await this.backlog.head();
+      if (!head) return;
+      if (head.unreadable) {
+        // No column list, so no insert can read these rows: they go to the dead letters whole.
+        const error: InsertError = { kind: 'refusal', code: null, message: head.unreadable };
+        await this.setApart([{ rows: lines(head.batch.data), error }], head.batch);
+        await this.backlog.settle(head, null);
+        continue;
+      }
+      const started = performance.now();
+      const delivery = await insertIsolating(
+        (rows) => this.target.insert(this.opts.table, rows, insertOptions(head.batch.columns)),
+        [head.batch.data],
+        head.batch.records,
+      );
+      this.count(delivery);
+      const unwritten = await this.setApart(delivery.refused, head.batch);
+      if (unwritten.error) {
+        // The disk refused the dead letters: keep the rows not written to try again, as for an outage.
+        const left = [...unwritten.rows, ...(delivery.outage?.left ?? [])];
+        delivery.outage = { error: unwritten.error, left };
+      }
+      if (delivery.outage) {
+        await this.backlog.settle(head, delivery.outage.left);
+        this.log.warn({ err: delivery.outage.error, records: head.batch.records }, 'log insert failed; will retry');
+        this.retryLater();
+        return;
+      }
+      this.backoffMs = 0;
+      this.retrying = false;
+      this.stats.batches++;
+      if (delivery.stored > 0) this.stats.onInsert?.(delivery.stored, (performance.now() - started) / 1000);
+      await this.backlog.settle(head, null);
+      // Masters are known only when the batch went in whole.
+      if (delivery.stored > 0) this.onStored?.(delivery.refused.length === 0 ? head.batch.masters : null);
+    }
+  }
+
+  /** Retries after a growing pause (100 ms doubling to 5 s); at shutdown, not at all. */
+  private retryLater(): void {
+    this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 100, maxBackoffMs);
+    this.retrying = true;
+    if (this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retrying = false;
+      this.kick();
+    }, this.backoffMs);
+    this.retryTimer.unref();
+  }
+
+  /** Statistics of one delivery. */
+  private count(d: Delivery): void {
+    this.stats.stored += d.stored;
+    this.stats.insertRefusals += d.refusals;
+    this.stats.insertFailures += d.refusals;
+    const last = d.outage?.error ?? d.refused[d.refused.length - 1]?.error;
+    if (d.outage) {
+      this.stats.insertOutages++;
+      this.stats.insertFailures++;
+    }
+    if (last) this.stats.lastError = { code: last.code, message: last.message, at: new Date().toISOString() };
+  }
+
+  /**
+   * Writes refused rows to the dead letters, one per error code. Should the
+   * disk fail, says which rows are not written (and why) so they are kept.
+   */
+  private async setApart(refused: Refused[], batch: Batch): Promise<{ rows: Buffer[]; error: InsertError | null }> {
+    const at = new Date().toISOString();
+    for (let i = 0; i < refused.length; i++) {
+      const { rows, error } = refused[i]!;
+      try {
+        await this.deadLetters.add(
+          { table: this.opts.table, ...(batch.columns ? { columns: [...batch.columns] } : {}), records: rows.length, code: error.code, message: error.message, at },
+          joinLines(rows),
+        );
+      } catch (err) {
+        this.log.error({ err }, 'could not write log dead letters; their rows are kept and retried');
+        const failure = classifyInsertError(err);
+        return { rows: refused.slice(i).flatMap((r) => r.rows), error: { ...failure, kind: 'outage' } };
+      }
+      this.stats.deadLettered += rows.length;
+      this.stats.deadLetterBatches++;
+      this.log.error({ code: error.code, records: rows.length, err: error.message }, 'ClickHouse refused log rows; moved to the dead letters');
+    }
+    return { rows: [], error: null };
+  }
+}
+
+const insertOptions = (columns?: readonly string[]): InsertOptions | undefined =>
+  columns ? { format: 'JSONCompactEachRow', columns } : undefined;
+
+const letterOf = (l: DeadLetter, error: InsertError | null): Omit<DeadLetter, 'id' | 'bytes'> => ({
+  table: l.table,
+  ...(l.columns ? { columns: l.columns } : {}),
+  records: l.records,
+  code: error?.code ?? l.code,
+  message: error?.message ?? l.message,
+  at: error ? new Date().toISOString() : l.at,
+});
