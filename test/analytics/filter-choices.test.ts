@@ -127,3 +127,24 @@ t.test('a window is read from rollups; the raw table only for the ragged seconds
   t.notOk(facetPieces(base, base + 86_400 * 2, false).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
   t.same(facetPieces(base, base + 86_400, true), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
 });
+
+t.test('freshness: the newest stored record, overall and per tenant', async (t) => {
+  const newest = async (where: string) =>
+    Number((await ch.query<{ ms: number }>(`SELECT toUnixTimestamp64Milli(max(created_at)) AS ms FROM logs ${where}`))[0]!.ms);
+  const all = await svc.request('GET', '/admin/logs/freshness', admin);
+  t.equal(all.status, 200);
+  t.equal(Date.parse(all.json.newest_record_at), await newest(''));
+  t.equal(all.json.age_ms, Date.parse(all.json.checked_at) - Date.parse(all.json.newest_record_at));
+  const own = await svc.request('GET', '/v1/logs/freshness', { token: m2.key });
+  t.equal(Date.parse(own.json.newest_record_at), await newest(`WHERE master_id = ${m2.id}`));
+  t.ok(Date.parse(own.json.newest_record_at) < Date.parse(all.json.newest_record_at), 'its own, not the newest of all');
+  const none = await newMaster('facets-none');
+  t.same((await svc.request('GET', '/v1/logs/freshness', { token: none.key })).json.newest_record_at, null);
+  // A new record stored: both move to it.
+  const at = new Date(Date.parse(all.json.newest_record_at) + 90_000).toISOString();
+  await svc.request('POST', '/logs', { body: { master_id: none.id, key_id: 1, model: 'm', status_code: 200, createdAt: at } });
+  await svc.service.system.ask('logs', 'flush');
+  t.equal((await svc.request('GET', '/admin/logs/freshness', admin)).json.newest_record_at, at);
+  t.equal((await svc.request('GET', '/v1/logs/freshness', { token: none.key })).json.newest_record_at, at);
+  t.equal((await svc.request('GET', '/v1/logs/freshness', { token: m2.key })).json.newest_record_at, own.json.newest_record_at);
+});

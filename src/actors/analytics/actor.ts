@@ -17,6 +17,7 @@ import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
 import type { StatsReadCache } from './read-cache.js';
 import { filterChoices, type FilterChoicesQuery } from './filter-choices.js';
+import { freshness } from './freshness.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 
 const HOUR = 3600;
@@ -204,6 +205,8 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
       },
 
       realtime: (_: RouteInput, ctx): Promise<RealtimeView> => realtimeOf(ctx),
+
+      freshness: ({ principal }: RouteInput, ctx) => freshness(ctx.clickhouse, principal, ctx.now()),
 
       filterChoices: async ({ query, principal }: RouteInput<unknown, FilterChoicesQuery>, ctx) =>
         filterChoices(await reader(ctx, principal.type === 'master' ? principal.id : query.master_id), query, principal),

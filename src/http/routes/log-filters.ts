@@ -56,7 +56,28 @@ const summary =
   'Values present in the window per dimension (masters, keys, models, groups, status classes) with their request counts, ' +
   "from the rollups, exact to the second; each dimension is counted under the other dimensions' filters, not its own";
 
+const fresh: JSONSchema = {
+  type: 'object',
+  title: 'LogFreshness',
+  properties: {
+    newest_record_at: { type: ['string', 'null'], description: 'RFC 3339 creation time of the newest stored record; null when none' },
+    checked_at: { type: 'string', description: 'RFC 3339: when this was read (the service clock)' },
+    age_ms: { type: ['integer', 'null'], description: 'checked_at minus newest_record_at (0 for records stamped later)' },
+  },
+  required: ['newest_record_at', 'checked_at', 'age_ms'],
+};
+
 export const logFilterRoutes: Route[] = [
+  {
+    method: 'GET', path: '/admin/logs/freshness', role: 'admin', tags: ['logs'],
+    summary: 'The newest stored log record: how fresh every chart and list is (records still buffered are not in it)',
+    success: { status: 200, schema: fresh }, actor: 'analytics', message: 'freshness',
+  },
+  {
+    method: 'GET', path: '/v1/logs/freshness', role: 'master', tags: ['tenant'],
+    summary: "The tenant's newest stored log record",
+    success: { status: 200, schema: fresh }, actor: 'analytics', message: 'freshness',
+  },
   {
     method: 'GET', path: '/admin/logs/filters', role: 'admin', summary, tags: ['logs'],
     query: query(true), success: { status: 200, schema: choices }, actor: 'analytics', message: 'filterChoices',
