@@ -38,9 +38,9 @@ export function Operations() {
             <div class="tiles">
               <Tile label="Config version" value={<Num n={s.config_version} />} sub={s.config_updated_at ? <Time t={s.config_updated_at} /> : undefined} />
               <Tile label="Outbox pending" value={<Num n={s.outbox.pending} />} sub={s.outbox.oldest_pending_at ? <>oldest <Time t={s.outbox.oldest_pending_at} /></> : undefined} />
-              <Tile label="Outbox dead-lettered" value={<Num n={s.outbox.dead ?? s.outbox.deadLettered} />} />
-              <Tile label="Outbox delivered" value={<Num n={s.outbox.delivered} />} />
-              <Tile label="Shared store" value={s.outbox.storeReachable === false ? <Badge value="down" /> : <Badge value="up" />} />
+              <Tile label="Outbox dead-lettered" value={<Num n={s.outbox.dead} />} />
+              <Tile label="Delivered since start" value={<Num n={s.outbox.delivered_since_start} />} sub={s.outbox.last_delivery_at ? <>last <Time t={s.outbox.last_delivery_at} /></> : undefined} />
+              <Tile label="Shared store" value={s.outbox.store_reachable === false ? <Badge value="down" /> : <Badge value="up" />} />
             </div>
             {s.nodes.length === 0 ? (
               <p class="state empty">No data-plane node has reported yet.</p>
@@ -51,7 +51,7 @@ export function Operations() {
                 rowKey={(n) => n.node_id ?? ''}
                 columns={[
                   { title: 'Node', cell: (n) => n.node_id },
-                  { title: 'Version', cell: (n) => <Num n={n.version} /> },
+                  { title: 'Applied version', cell: (n) => <Num n={n.applied_version} /> },
                   { title: 'Lag', cell: (n) => <span class={(n.lag ?? 0) > 0 ? 'bad' : 'good'}>{n.lag}</span> },
                   { title: 'Last seen', cell: (n) => <Time t={n.last_seen_at} /> },
                   { title: 'Seconds since', cell: (n) => <Num n={n.seconds_since_seen} /> },
