@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * Start-up: configuration, then the service; SIGTERM/SIGINT stop it in
- * reverse order and exit 0. A bad setting stops the process with one line.
+ * reverse order and exit 0. A bad setting or a refused migration stops the
+ * process with one line.
  */
 import { ConfigError, loadConfig } from './config/load.js';
 import { createLogger } from './logger.js';
 import { loadBuildInfo } from './version.js';
 import { startService } from './service.js';
+import { MigrationError } from './storage/migrations/files.js';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -49,6 +51,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // A migration refusal is the operator's to fix: one line naming the file, no stack.
+  if (err instanceof MigrationError) {
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });
