@@ -1,7 +1,9 @@
 // Compiles TypeScript to dist/ and injects the version: SVC_BUILD_VERSION when
-// given, else `git describe`, else package.json's version.
+// given, else `git describe`, else package.json's version; then builds the
+// operator console into dist/console (scripts/console-build.mjs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { buildConsole } from './console-build.mjs';
 
 const run = (cmd, args) => {
   try {
@@ -18,4 +20,5 @@ const commit = run('git', ['rev-parse', '--short', 'HEAD']) || 'unknown';
 const version = process.env.SVC_BUILD_VERSION || `${pkg.version}+${commit}`;
 mkdirSync('dist', { recursive: true });
 writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
+await buildConsole({ name: pkg.name, version, description: pkg.description ?? '', repository: pkg.repository?.url ?? '', commit });
 console.log(`built ${pkg.name} ${version}`);

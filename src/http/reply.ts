@@ -35,6 +35,8 @@ export interface Exchange {
   aborted: boolean;
   /** Set once a response was written. */
   done: boolean;
+  /** Called when the client goes away (a streamed reply waiting to write stops). */
+  onAbort?: () => void;
 }
 
 export function send(

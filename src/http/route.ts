@@ -16,6 +16,8 @@ export interface RouteInput<B = any, Q = any, P = any> {
   body: B;
   principal: Principal;
   requestId: string;
+  /** The request headers the route declared in `headers` (lower-case names); empty otherwise. */
+  headers?: Record<string, string>;
 }
 
 /** A raw-body route (log ingestion) receives the bytes and their content type. */
@@ -30,6 +32,20 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/**
+ * A reply whose body is written as it is produced (CSV exports), with
+ * backpressure: the next block is taken only once the client has read the
+ * previous one. Any route may return one; it declares the body's type in
+ * `produces`. An error after the first block closes the connection (the status
+ * line is gone), so a client sees a truncated body, never a complete-looking one.
+ */
+export class Streamed {
+  constructor(
+    readonly body: AsyncIterableIterator<Uint8Array>,
     readonly headers: Record<string, string> = {},
   ) {}
 }
@@ -49,6 +65,8 @@ interface RouteBase {
   success: { status: number; schema: JSONSchema | null; description?: string };
   /** Serve the result as this content type instead of JSON (e.g. Prometheus text). */
   produces?: string;
+  /** Request headers the handler reads (lower-case), e.g. accept-encoding for precompressed assets; read only for such routes. */
+  headers?: string[];
 }
 
 export interface ActorRoute extends RouteBase {

@@ -6,20 +6,24 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
+import { addValueRules, harden, type HardenOptions } from './value-rules.js';
 
 export type JSONSchema = Record<string, unknown>;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const bodyAjv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false }));
-const paramAjv = addFormats(new Ajv({ allErrors: true, useDefaults: true, coerceTypes: 'array', strict: false }));
+// strictNumbers: Infinity and NaN are not numbers (`1e400` parses to Infinity, `?id=Infinity` coerces to it).
+const options = { allErrors: true, useDefaults: true, strict: false, strictNumbers: true } as const;
+const bodyAjv = addValueRules(addFormats(new Ajv(options)));
+const paramAjv = addValueRules(addFormats(new Ajv({ ...options, coerceTypes: 'array' })));
 
-export function compileBody(schema: JSONSchema): ValidateFunction {
-  return bodyAjv.compile(schema);
+/** Every validator is compiled with the value rules of value-rules.ts added to the declared schema. */
+export function compileBody(schema: JSONSchema, opts?: HardenOptions): ValidateFunction {
+  return bodyAjv.compile(harden(schema, opts));
 }
 
 export function compileParams(schema: JSONSchema): ValidateFunction {
-  return paramAjv.compile(schema);
+  return paramAjv.compile(harden(schema));
 }
 
 export function compileSerializer(schema: JSONSchema): (data: unknown) => string {
@@ -38,6 +42,8 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = '
     } else if (e.keyword === 'additionalProperties') {
       field = [field, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
       message = 'is not a known field';
+    } else if (e.keyword === 'format' && (e.params as { format: string }).format === 'date-time') {
+      message = 'must be an RFC 3339 date-time: a real date, seconds 00-59 (no leap second), UTC year 0001-9999';
     } else if (e.keyword === 'enum') {
       message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     }

@@ -12,7 +12,8 @@ import { AppError, methodNotAllowed, notFound, toAppError, unavailable } from '.
 import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
-import { Reply, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
+import { sendStream } from './stream.js';
+import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
 import { Router } from './router.js';
 import { parseJson, validated } from './body.js';
 import type { Credentials, Principal } from './auth.js';
@@ -32,6 +33,8 @@ interface Incoming extends Exchange {
   credentials: Credentials;
   contentType: string;
   rawQuery: string;
+  /** The headers the route declared (uWS's request object is gone after the first await). */
+  headers: Record<string, string> | undefined;
   started: number;
 }
 
@@ -81,7 +84,8 @@ export class HttpServer {
     const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
     const path = req.getUrl();
     const lookup = this.router.lookup(method, path);
-    const role = lookup && 'found' in lookup ? lookup.found.route.route.role : 'public';
+    const found = lookup && 'found' in lookup ? lookup.found.route.route : null;
+    const role = found ? found.role : 'public';
     const given = req.getHeader('x-request-id');
     const ex: Incoming = {
       res,
@@ -92,6 +96,7 @@ export class HttpServer {
       method,
       path,
       rawQuery: req.getQuery() ?? '',
+      headers: found?.headers ? readHeaders(req, found.headers) : undefined,
       contentType: req.getHeader('content-type'),
       // Credentials only serve authentication: public routes (POST /logs) do not read them (the address costs 1-2 µs).
       credentials: role === 'public' ? noCredentials : this.credentials(res, req, () => ex.aborted),
@@ -100,6 +105,7 @@ export class HttpServer {
     const contentLength = req.getHeader('content-length');
     res.onAborted(() => {
       ex.aborted = true;
+      ex.onAbort?.();
       this.finish(ex, '(aborted)', 499);
     });
     this.inFlight++;
@@ -177,6 +183,17 @@ export class HttpServer {
   /** Writes the reply for what a handler returned; its status, or null when serializing failed (answered as an error). */
   private answer(ex: Incoming, compiled: CompiledRoute, result: unknown): number | null {
     const route = compiled.route;
+    if (result instanceof Streamed) {
+      const status = route.success.status;
+      sendStream(ex, status, route.produces ?? 'application/octet-stream', result).then(
+        (complete) => this.finish(ex, route.path, complete ? status : 499),
+        (err: unknown) => {
+          this.ctx.log.error({ err, request_id: ex.requestId, route: route.path }, 'streamed reply failed');
+          this.finish(ex, route.path, 500);
+        },
+      );
+      return status;
+    }
     try {
       const reply = result instanceof Reply ? result : null;
       const status = reply?.status ?? route.success.status;
@@ -215,6 +232,7 @@ export class HttpServer {
         : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
+      ...(ex.headers ? { headers: ex.headers } : {}),
     };
     return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
   }
@@ -266,6 +284,12 @@ export class HttpServer {
       },
     };
   }
+}
+
+function readHeaders(req: HttpRequest, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) out[name] = req.getHeader(name);
+  return out;
 }
 
 function socketAddress(res: HttpResponse): string {

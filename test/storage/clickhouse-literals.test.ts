@@ -12,6 +12,9 @@ t.test('literals: quoting and rendering', async (t) => {
   t.equal(literal(12345678901234567890n, 'n'), '12345678901234567890');
   t.equal(literal(['a', 1], 'a'), "['a', 1]");
   t.equal(literal(new Date(1_700_000_000_123), 'd'), "'1700000000.123'");
+  t.equal(literal(new Date(0), 'd'), "'0000000000'", 'ten digits: a short number is not read as a timestamp');
+  t.equal(literal(new Date(5_007), 'd'), "'0000000005.007'");
+  t.throws(() => literal(new Date(-1), 'd'), /before 1970/);
   t.equal(inlineParams('SELECT {a:UInt64}, {b:String}', { a: 1, b: 'x' }), "SELECT CAST(1 AS UInt64), CAST('x' AS String)");
   t.throws(() => inlineParams('SELECT {a:UInt64}', {}), /a has no value/);
   t.throws(() => literal(Number.NaN, 'n'), /not a finite number/);
@@ -34,6 +37,15 @@ t.test('embedded ClickHouse: values reach the engine unchanged, in parallel, on 
       { s, a: [s, 'x'], n: -42, t: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) },
     );
     t.same(row, { s, a: [s, 'x'], n: -42, t: '2026-01-02 03:04:05.678' }, JSON.stringify(s));
+  }
+
+  // The epoch and the end of log time reach both column types unchanged (GET /admin/logs?since=0 was a 500).
+  for (const [ms, text] of [[0, '1970-01-01 00:00:00.000'], [4_102_444_800_000, '2100-01-01 00:00:00.000']] as const) {
+    const [row] = await ch.query<{ t: string; d: string }>(
+      "SELECT toString({t:DateTime64(3, 'UTC')}) AS t, toString({d:DateTime('UTC')}) AS d",
+      { t: new Date(ms), d: new Date(ms) },
+    );
+    t.same(row, { t: text, d: text.slice(0, 19) }, text);
   }
 
   // Many at once over the connections: each answer carries its own values (nothing shared between connections).

@@ -14,6 +14,7 @@ import { periodRange, previousRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
 import type { StatsReadCache } from './read-cache.js';
+import { filterChoices, type FilterChoicesQuery } from './filter-choices.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 
 const HOUR = 3600;
@@ -192,6 +193,9 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
       },
 
       realtime: (_: RouteInput, ctx): Promise<RealtimeView> => realtimeOf(ctx),
+
+      filterChoices: async ({ query, principal }: RouteInput<unknown, FilterChoicesQuery>, ctx) =>
+        filterChoices(await reader(ctx, principal.type === 'master' ? principal.id : query.master_id), query, principal),
 
       masterRealtime: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
         const m = await masterOf(ctx, params.id);

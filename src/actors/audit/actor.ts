@@ -37,7 +37,8 @@ export function auditActor(): ActorDefinition<MainContext> {
         const { items, total } = await listAudit(
           ctx.clickhouse,
           {
-            resource: q.resource as string | undefined,
+            resource: typeof q.resource === 'string' ? q.resource.split(',') : undefined,
+            action: typeof q.action === 'string' ? q.action.split(',') : undefined,
             resource_id: q.resource_id as string | undefined,
             actor_role: role,
             actor_id: id,

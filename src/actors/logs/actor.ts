@@ -12,9 +12,10 @@ import type { RawInput, RouteInput } from '../../http/route.js';
 import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import { configChannel } from '../../storage/redis/layout.js';
+import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
 import { deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, type LogFilter } from '../../storage/clickhouse/logs.js';
-import { LOG_COLUMNS, partitionOfRow, toRow } from '../../storage/clickhouse/logs-table.js';
+import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { IdGenerator } from './ids.js';
@@ -137,6 +138,12 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const offset = (q.offset as number | undefined) ?? 0;
         const { items, total } = await listLogs(ctx.clickhouse, filterOf(q, masterId), limit, offset);
         return { items: items.map(logView), total, limit, offset };
+      },
+
+      /** The list's records as CSV bytes, every one of them (a main-thread caller reads the iterator; it must finish or return() it). */
+      export: async ({ query, principal }: RouteInput, ctx) => {
+        const masterId = principal.type === 'master' ? principal.id : undefined;
+        return exportLogsCsv(ctx.clickhouse, filterOf(query as Record<string, unknown>, masterId));
       },
 
       delete: async ({ query }: RouteInput, ctx) => {

@@ -5,6 +5,7 @@
  * more than this version stores.
  */
 import { compileBody, type JSONSchema } from '../../http/schema.js';
+import { logDateTime } from '../../http/value-rules.js';
 
 const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
 const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });
@@ -28,11 +29,12 @@ export const logRecordSchema: JSONSchema = {
     audit_reason: text(1024),
     request_body: { type: 'string' },
     response_body: { type: 'string' },
-    createdAt: { type: 'string', format: 'date-time' },
+    createdAt: logDateTime('RFC 3339, within log time (docs/log-pipeline.md)'),
   },
 };
 
-export const validateLogRecord = compileBody(logRecordSchema);
+/** NUL is allowed: ClickHouse stores it, and request bodies may carry it (docs/log-pipeline.md). */
+export const validateLogRecord = compileBody(logRecordSchema, { allowNul: true });
 
 /** A validated record, as parsed. */
 export type LogRecord = Record<string, unknown> & {

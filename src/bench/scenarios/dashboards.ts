@@ -114,7 +114,7 @@ async function rawLoad(query: () => Promise<unknown>, seconds: number): Promise<
  * (2,000 a second) spread over the 200 masters and 40 models, stamped now.
  * stop() ends it and returns the records accepted.
  */
-function ingestLoop(base: string): { stop: () => Promise<number> } {
+export function ingestLoop(base: string): { stop: () => Promise<number> } {
   let accepted = 0;
   let n = 0;
   let running = true;

@@ -7,6 +7,7 @@ import { ingestBatch } from './ingest-batch.js';
 import { statsFlush } from './stats-flush.js';
 import { dashboards } from './dashboards.js';
 import { whoami } from './whoami.js';
+import { consoleScenario } from './console.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
@@ -15,4 +16,5 @@ export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   'stats-flush': statsFlush,
   whoami,
   dashboards,
+  console: consoleScenario,
 };

@@ -5,6 +5,7 @@
  */
 import type { Route } from '../route.js';
 import { idParam, type JSONSchema } from '../schema.js';
+import { unixTime } from '../value-rules.js';
 import { masterView } from './tenancy-schemas.js';
 
 const int = { type: 'integer' };
@@ -18,10 +19,9 @@ const obj = (properties: Record<string, JSONSchema>, description?: string): JSON
   required: Object.keys(properties),
 });
 
-const unix = (description: string) => ({ type: 'integer', minimum: 0, maximum: 253402300799, description });
 const rangeQuery = {
-  since: unix('Unix seconds, inclusive (resolved down to its minute)'),
-  until: unix('Unix seconds, exclusive (resolved up to a whole minute); must be after since'),
+  since: unixTime('Unix seconds, inclusive (resolved down to its minute)'),
+  until: unixTime('Unix seconds, exclusive (resolved up to a whole minute); must be after since'),
 };
 const filters = {
   master_id: { type: 'integer', minimum: 1 },

@@ -2,6 +2,7 @@
 import type { Route } from '../route.js';
 import { buildOpenApi } from '../openapi.js';
 import { swaggerRoutes } from '../swagger.js';
+import { consoleRoutes } from '../console.js';
 import type { BuildInfo } from '../../version.js';
 import { publicRoutes } from './public.js';
 import { featureRoutes } from './features.js';
@@ -13,6 +14,8 @@ import { tenantRoutes } from './tenant.js';
 import { whoamiRoutes } from './whoami.js';
 import { usageRoutes } from './usage.js';
 import { logRoutes } from './logs.js';
+import { logExportRoutes } from './log-export.js';
+import { logFilterRoutes } from './log-filters.js';
 import { alertRoutes } from './alerts.js';
 import { metricsRoutes } from './metrics.js';
 import { syncRoutes } from './sync.js';
@@ -25,6 +28,8 @@ export function allRoutes(build: BuildInfo): Route[] {
   routes.push(...metricsRoutes, ...syncRoutes, ...auditRoutes);
   routes.push(...alertRoutes);
   routes.push(...analyticsRoutes);
+  routes.push(...logExportRoutes, ...logFilterRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
+  routes.push(...consoleRoutes());
   return routes;
 }

@@ -5,6 +5,7 @@ import { isNdjson } from '../../actors/logs/parse.js';
 import { logViewFields } from '../../actors/logs/view.js';
 import { rawRoute, type Route } from '../route.js';
 import { deletedAt, type JSONSchema } from '../schema.js';
+import { logDateTime, unixTime } from '../value-rules.js';
 
 const MiB = 1024 * 1024;
 const int = { type: 'integer' };
@@ -57,14 +58,14 @@ const deadLetterParams: JSONSchema = {
   properties: { id: { type: 'string', pattern: '^[0-9]{13}-[0-9]{6}$' } },
 };
 
-const logFilters: Record<string, JSONSchema> = {
+export const logFilters: Record<string, JSONSchema> = {
   master_id: { type: 'integer', minimum: 0 },
   key_id: { type: 'integer', minimum: 0 },
   model: { type: 'string', maxLength: 200 },
   group: { type: 'string', maxLength: 200 },
   status_code: { type: 'integer', minimum: 0, maximum: 999 },
-  since: { type: 'integer', minimum: 0, description: 'Unix seconds, inclusive' },
-  until: { type: 'integer', minimum: 0, description: 'Unix seconds, exclusive' },
+  since: unixTime('Unix seconds, inclusive'),
+  until: unixTime('Unix seconds, exclusive'),
   error_only: { type: 'boolean', description: 'only status >= 400 or a non-empty error_message' },
   limit: { type: 'integer', minimum: 1, default: 50, description: 'at most 200' },
   offset: { type: 'integer', minimum: 0, default: 0 },
@@ -124,7 +125,7 @@ export const logRoutes: Route[] = [
       type: 'object',
       required: ['before'],
       properties: {
-        before: { type: 'string', format: 'date-time', description: 'RFC 3339; records created before it are deleted' },
+        before: logDateTime('RFC 3339; records created before it are deleted'),
         master_id: logFilters.master_id!,
         key_id: logFilters.key_id!,
         model: logFilters.model!,

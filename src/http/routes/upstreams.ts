@@ -1,5 +1,6 @@
 /** Provider groups, upstream keys and their statistics (admin). */
 import type { Route } from '../route.js';
+import { unixTime } from '../value-rules.js';
 import { idParam, pageOf, pageQuery, timestamps, type JSONSchema } from '../schema.js';
 import { adminStatuses, groupTypes, headersProfiles, upstreamStatuses } from '../../actors/upstreams/values.js';
 
@@ -131,7 +132,7 @@ export const upstreamRoutes: Route[] = [
   {
     ...admin, method: 'GET', path: '/admin/api-keys/stats', tags: ['api-keys'],
     summary: 'Requests, successes, failures and rates per key, per group and overall; since/until in Unix seconds (whole UTC days)',
-    query: { type: 'object', properties: { since: { type: 'integer', minimum: 0 }, until: { type: 'integer', minimum: 0 }, group_id: { type: 'integer', minimum: 1 } } },
+    query: { type: 'object', properties: { since: unixTime('Unix seconds'), until: unixTime('Unix seconds'), group_id: { type: 'integer', minimum: 1 } } },
     success: { status: 200, schema: statsView }, message: 'keyStats',
   },
   {

@@ -18,7 +18,10 @@ export interface AuditRow {
 }
 
 export interface AuditFilter {
-  resource?: string;
+  /** Any of these resources. */
+  resource?: string[];
+  /** Any of these actions. */
+  action?: string[];
   resource_id?: string;
   actor_role?: string;
   actor_id?: string;
@@ -33,7 +36,13 @@ export async function insertAudit(ch: ClickHouse, rows: AuditRow[]): Promise<voi
 export async function listAudit(ch: ClickHouse, f: AuditFilter, limit: number, offset: number): Promise<{ items: AuditRow[]; total: number }> {
   const parts: string[] = [];
   const params: QueryParams = { limit, offset };
-  for (const k of ['resource', 'resource_id', 'actor_role', 'actor_id'] as const) {
+  for (const k of ['resource', 'action'] as const) {
+    if (f[k] !== undefined) {
+      parts.push(`has({${k}:Array(String)}, ${k})`);
+      params[k] = f[k];
+    }
+  }
+  for (const k of ['resource_id', 'actor_role', 'actor_id'] as const) {
     if (f[k] !== undefined) {
       parts.push(`${k} = {${k}:String}`);
       params[k] = f[k];

@@ -5,15 +5,20 @@
  * (sessions) to that one engine so that reads run in parallel: each call goes
  * to the connection with the fewest calls running, and parameters are rendered
  * as typed literals (literals.ts), because chDB runs bound queries one at a
- * time process-wide.
+ * time process-wide. A streamed read holds a connection of its own for as long
+ * as it is read (chDB drops a connection's stream when another query runs on
+ * it): up to STREAM_CONNECTIONS of them, opened when first needed and kept.
  */
 import { isMainThread } from 'node:worker_threads';
-import { Session } from 'chdb';
-import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams } from './client.js';
+import { Session, type ChdbQueryStream, type StreamChunk } from 'chdb';
+import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
 import { inlineParams } from './literals.js';
 
 /** The engine binds one data directory per process; one instance of this class owns it. */
 let openPath: string | null = null;
+
+/** Streamed reads running at once; more wait for a connection to come free. */
+const STREAM_CONNECTIONS = 4;
 
 export class ChdbClickHouse implements ClickHouse {
   readonly transport = 'chdb' as const;
@@ -21,11 +26,18 @@ export class ChdbClickHouse implements ClickHouse {
   #closed = false;
   /** Calls still running natively: close() waits for them rather than pulling the connection away. */
   readonly #inflight = new Set<Promise<unknown>>();
+  readonly #open: () => Session;
+  #database: string | null = null;
+  /** Connections for streamed reads: idle ones, how many exist, and callers waiting for one. */
+  readonly #streamIdle: Session[] = [];
+  readonly #streamAll: Session[] = [];
+  readonly #streamWaiters: Array<(s: Session) => void> = [];
+  readonly #streams = new Set<ChdbQueryStream>();
 
   constructor(dataPath: string, connections = 1) {
     if (!isMainThread) throw new Error('chDB must only be used on the main thread');
     if (openPath !== null) throw new Error(`chDB is already open in this process (${openPath}); share that instance`);
-    const open = (): Session =>
+    const open = (this.#open = (): Session =>
       new Session(dataPath, {
         connectionArgs: [
           // A connection argument rather than a SETTINGS clause, so it covers every query.
@@ -34,7 +46,7 @@ export class ChdbClickHouse implements ClickHouse {
           // seconds (about 150 ms per part); the server default of 16 makes it ~100 ms.
           '--background_pool_size=16',
         ],
-      });
+      }));
     this.#sessions = Array.from({ length: Math.max(1, connections) }, () => ({ session: open(), running: 0 }));
     openPath = dataPath;
   }
@@ -50,6 +62,94 @@ export class ChdbClickHouse implements ClickHouse {
     return rows;
   }
 
+  async stream(sql: string, params: QueryParams = {}, format: StreamFormat = 'CSVWithNames'): Promise<AsyncIterableIterator<Uint8Array>> {
+    if (this.#closed) throw new Error('ClickHouse (chdb) is closed');
+    const session = await this.#streamSession();
+    let stream: ChdbQueryStream;
+    let first: IteratorResult<StreamChunk>;
+    let chunks: AsyncIterator<StreamChunk>;
+    try {
+      stream = session.queryStream(bound(sql, params), { format });
+      this.#streams.add(stream);
+      chunks = stream[Symbol.asyncIterator]();
+      first = await chunks.next();
+    } catch (err) {
+      this.#releaseStream(session, undefined);
+      throw err;
+    }
+    return this.#resumed(session, stream, chunks, first, format.endsWith('WithNames'));
+  }
+
+  /** The stream as byte blocks, the first already read; the connection goes back to the pool once it ends or is left. */
+  #resumed(
+    session: Session,
+    stream: ChdbQueryStream,
+    chunks: AsyncIterator<StreamChunk>,
+    first: IteratorResult<StreamChunk>,
+    withNames: boolean,
+  ): AsyncIterableIterator<Uint8Array> {
+    let pending: IteratorResult<StreamChunk> | null = first;
+    let headerSent = false;
+    let ended = false;
+    let fetching: Promise<unknown> | null = null;
+    const end = async (): Promise<IteratorResult<Uint8Array>> => {
+      if (!ended) {
+        ended = true;
+        await fetching?.catch(() => undefined); // a fetch still running uses the connection
+        this.#releaseStream(session, stream);
+      }
+      return { done: true, value: undefined };
+    };
+    const next = async (): Promise<IteratorResult<Uint8Array>> => {
+      for (;;) {
+        if (ended) return { done: true, value: undefined };
+        let r = pending;
+        pending = null;
+        if (!r) {
+          const f = chunks.next();
+          fetching = f;
+          try {
+            r = await f;
+          } catch (err) {
+            fetching = null;
+            await end();
+            throw err;
+          }
+          fetching = null;
+        }
+        if (r.done) return end();
+        let bytes = r.value.raw();
+        // chDB formats every block on its own, so a *WithNames format repeats its header line in each: keep the first.
+        if (withNames && headerSent) bytes = bytes.subarray(bytes.indexOf(0x0a) + 1);
+        headerSent = true;
+        if (bytes.length > 0) return { done: false, value: bytes };
+      }
+    };
+    const it: AsyncIterableIterator<Uint8Array> = { next, return: end, [Symbol.asyncIterator]: () => it };
+    return it;
+  }
+
+  /** An idle streaming connection, a new one while there are fewer than STREAM_CONNECTIONS, else the next one freed. */
+  async #streamSession(): Promise<Session> {
+    const idle = this.#streamIdle.pop();
+    if (idle) return idle;
+    if (this.#streamAll.length >= STREAM_CONNECTIONS) return new Promise((resolve) => this.#streamWaiters.push(resolve));
+    const session = this.#open();
+    this.#streamAll.push(session);
+    if (this.#database) await session.queryAsync(`USE ${this.#database}`, { format: 'TSV' });
+    return session;
+  }
+
+  #releaseStream(session: Session, stream: ChdbQueryStream | undefined): void {
+    if (stream) {
+      stream.cancel();
+      this.#streams.delete(stream);
+    }
+    const waiter = this.#streamWaiters.shift();
+    if (waiter) waiter(session);
+    else this.#streamIdle.push(session);
+  }
+
   async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {
     const { format, columns } = insertTarget(table, options);
     if (rows.length === 0) return;
@@ -59,7 +159,9 @@ export class ChdbClickHouse implements ClickHouse {
   /** `USE` is connection state in chDB (it sticks for later calls and inserts): set it on every connection. */
   async use(database: string): Promise<void> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
-    await Promise.all(this.#sessions.map(({ session }) => session.queryAsync(`USE ${database}`, { format: 'TSV' })));
+    const all = [...this.#sessions.map((s) => s.session), ...this.#streamAll];
+    await Promise.all(all.map((session) => session.queryAsync(`USE ${database}`, { format: 'TSV' })));
+    this.#database = database;
   }
 
   async ping(): Promise<boolean> {
@@ -75,8 +177,10 @@ export class ChdbClickHouse implements ClickHouse {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const stream of this.#streams) stream.cancel();
     await Promise.allSettled([...this.#inflight]);
     for (const { session } of this.#sessions) session.close();
+    for (const session of this.#streamAll) session.close();
     openPath = null;
   }
 

@@ -28,6 +28,14 @@ export interface ClickHouse {
   insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void>;
   /** SELECT returning rows as objects (JSONEachRow; 64-bit integers as numbers). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * SELECT whose result arrives as bytes in `format`, read from the store as the
+   * caller consumes them (the next block is asked for only after the previous
+   * one was taken: backpressure). Resolves once the first block is there, so a
+   * failing query rejects rather than yielding a broken stream; leaving the
+   * iteration early cancels the query.
+   */
+  stream(sql: string, params?: QueryParams, format?: StreamFormat): Promise<AsyncIterableIterator<Uint8Array>>;
   /** True when the store answers; never rejects. */
   ping(): Promise<boolean>;
   /** Idempotent; waits for calls in flight. Later calls reject. */
@@ -36,6 +44,9 @@ export interface ClickHouse {
 
 /** The read side alone: what statistics queries need (a cache can stand in for it). */
 export type ClickHouseReader = Pick<ClickHouse, 'query'>;
+
+/** Output formats a streamed SELECT may ask for. */
+export type StreamFormat = 'CSVWithNames' | 'CSV' | 'TSVWithNames' | 'JSONEachRow';
 
 /** The line-delimited JSON formats an insert takes. */
 export type InsertFormat = 'JSONEachRow' | 'JSONCompactEachRow';

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams } from './client.js';
+import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
 
 export interface HttpClickHouseOptions {
   url: string;
@@ -38,6 +38,28 @@ export class HttpClickHouse implements ClickHouse {
     this.#open();
     const rs = await this.#client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
     return rs.json<T>();
+  }
+
+  /**
+   * The response body as it arrives: the socket is read only as fast as the
+   * caller takes blocks. Resolves once the server answered 200 (a bad query
+   * rejects); an error the server meets later ends the body early.
+   */
+  async stream(sql: string, params: QueryParams = {}, format: StreamFormat = 'CSVWithNames'): Promise<AsyncIterableIterator<Uint8Array>> {
+    this.#open();
+    const res = await this.#client.exec({ query: `${sql}\nFORMAT ${format}`, query_params: params });
+    const body = res.stream;
+    const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    // return() before the first next() would not reach the stream: destroy it here, so the socket is freed either way.
+    const it: AsyncIterableIterator<Uint8Array> = {
+      next: () => chunks.next(),
+      return: async () => {
+        body.destroy();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]: () => it,
+    };
+    return it;
   }
 
   async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {

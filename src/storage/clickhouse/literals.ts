@@ -38,11 +38,26 @@ export function literal(value: unknown, name: string): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new TypeError(`query parameter ${name}: invalid date`);
-    return quoteString((value.getTime() / 1000).toFixed(3)); // a Unix timestamp: the same instant in any time zone
+    return quoteString(unixText(value, name));
   }
   if (Array.isArray(value)) return `[${value.map((v) => literal(v, name)).join(', ')}]`;
   throw new TypeError(`query parameter ${name}: unsupported value ${value === null ? 'null' : typeof value}`);
+}
+
+/**
+ * A Date as Unix seconds with milliseconds, the same instant in any time zone.
+ * Ten integer digits and no fraction for whole seconds, as @clickhouse/client
+ * sends a bound Date: ClickHouse reads a shorter number (`0.000`) as a broken
+ * date, not as a timestamp, and a DateTime takes no fraction.
+ * Instants before 1970 have no such form; the routes' schemas keep query
+ * times within 1970-2099 (src/http/value-rules.ts), so this refusal is a bug.
+ */
+function unixText(value: Date, name: string): string {
+  const ms = value.getTime();
+  if (Number.isNaN(ms)) throw new TypeError(`query parameter ${name}: invalid date`);
+  if (ms < 0) throw new RangeError(`query parameter ${name}: ${value.toISOString()} is before 1970`);
+  const seconds = String(Math.floor(ms / 1000)).padStart(10, '0');
+  return ms % 1000 === 0 ? seconds : `${seconds}.${String(ms % 1000).padStart(3, '0')}`; // DateTime takes no fraction
 }
 
 /** The SQL with every placeholder replaced by its value, cast to the placeholder's type. */

@@ -1,0 +1,69 @@
+/**
+ * Filter choices for the logs views (admin: every record; master: its own):
+ * per dimension the values present in a window with their request counts,
+ * read from the rollups, busiest first and at most `limit` of each.
+ */
+import type { Route } from '../route.js';
+import type { JSONSchema } from '../schema.js';
+
+const int = { type: 'integer' };
+const unix = (description: string) => ({ type: 'integer', minimum: 0, maximum: 4102444800, description });
+
+const facet = (value: JSONSchema, description: string): JSONSchema => ({
+  type: 'object',
+  description,
+  properties: {
+    values: {
+      type: 'array',
+      items: { type: 'object', properties: { value, requests: int }, required: ['value', 'requests'] },
+    },
+    truncated: { type: 'boolean', description: 'more values were present than `limit`' },
+  },
+  required: ['values', 'truncated'],
+});
+
+const choices: JSONSchema = {
+  type: 'object',
+  title: 'LogFilterChoices',
+  properties: {
+    since: int,
+    until: { type: ['integer', 'null'], description: 'null: no upper bound was given' },
+    limit: int,
+    total: { type: 'integer', description: 'requests in the window under every filter given (equals the logs list total for them)' },
+    masters: facet(int, 'master ids'),
+    keys: facet(int, 'child key ids'),
+    models: facet({ type: 'string' }, 'models'),
+    groups: facet({ type: 'string' }, 'provider groups'),
+    status_classes: facet({ type: 'string' }, "status classes: '2xx', '4xx', '5xx', ..."),
+  },
+  required: ['since', 'until', 'limit', 'total', 'masters', 'keys', 'models', 'groups', 'status_classes'],
+};
+
+const query = (withMaster: boolean): JSONSchema => ({
+  type: 'object',
+  properties: {
+    since: unix('Unix seconds, inclusive; default: the beginning'),
+    until: unix('Unix seconds, exclusive; default: no bound'),
+    ...(withMaster ? { master_id: { type: 'integer', minimum: 0 } } : {}),
+    key_id: { type: 'integer', minimum: 0 },
+    model: { type: 'string', maxLength: 200 },
+    group: { type: 'string', maxLength: 200 },
+    limit: { type: 'integer', minimum: 1, default: 20, description: 'values kept per dimension, the busiest; at most 100' },
+  },
+});
+
+const summary =
+  'Values present in the window per dimension (masters, keys, models, groups, status classes) with their request counts, ' +
+  "from the rollups, exact to the second; each dimension is counted under the other dimensions' filters, not its own";
+
+export const logFilterRoutes: Route[] = [
+  {
+    method: 'GET', path: '/admin/logs/filters', role: 'admin', summary, tags: ['logs'],
+    query: query(true), success: { status: 200, schema: choices }, actor: 'analytics', message: 'filterChoices',
+  },
+  {
+    method: 'GET', path: '/v1/logs/filters', role: 'master', tags: ['tenant'],
+    summary: "The tenant's own filter choices (as /admin/logs/filters, for its own records only)",
+    query: query(false), success: { status: 200, schema: choices }, actor: 'analytics', message: 'filterChoices',
+  },
+];

@@ -1,0 +1,65 @@
+/**
+ * The console bench scenario at a tiny scale: it seeds, replays a view's
+ * calls as the recording lists them (admin and master), moves their windows
+ * onto the seeded history, and reports each view's slowest-call p99 with no
+ * non-2xx answer. (The figures mean nothing here: only that it runs and
+ * reports what it measured.)
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { consoleScenario, readCalls, recordingNow, shiftPath } from '../../src/bench/scenarios/console.js';
+
+t.test('time windows move by whole hours onto now; other parameters stay', async (t) => {
+  const calls = readCalls(writeFixture([
+    { view: 'logs', role: 'admin', method: 'get', path: '/admin/logs/filters?since=1000000&until=1003600&limit=5' },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50' },
+  ]));
+  t.equal(calls[0]!.method, 'GET');
+  t.equal(recordingNow(calls), 1003600);
+  t.equal(shiftPath(calls[0]!.path, 7200), '/admin/logs/filters?since=1007200&until=1010800&limit=5');
+  t.equal(shiftPath(calls[1]!.path, 7200), '/admin/logs?limit=50');
+  t.throws(() => readCalls(writeFixture([{ view: 'x', role: 'child', method: 'GET', path: '/x' }])), /role/);
+  t.throws(() => readCalls(writeFixture({ view: 'x' })), /array/);
+});
+
+t.test('skipped without a recording', async (t) => {
+  const r = await consoleScenario({ callsFile: join(tmpdir(), 'no-such-console-calls.json') });
+  t.equal(r.status, 'skipped');
+  t.match(r.reason, /no recorded console calls/);
+});
+
+t.test('a tiny run: every view measured, every call 2xx, windows on the seeded history', { timeout: 600_000 }, async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  // Recorded "three days ago": the scenario moves the windows back onto its history.
+  const then = Math.floor((now - 3 * 86_400) / 3600) * 3600;
+  const file = writeFixture([
+    { view: 'overview', role: 'admin', method: 'GET', path: '/admin/dashboard/summary?period=today&include_trends=true' },
+    { view: 'overview', role: 'admin', method: 'GET', path: `/admin/logs/stats/traffic-chart?granularity=hour&since=${then - 86_400}&until=${then}&top_n=5` },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50' },
+    { view: 'logs', role: 'admin', method: 'GET', path: `/admin/logs/filters?since=${then - 86_400}&until=${then}` },
+    { view: 'logs', role: 'admin', method: 'POST', path: '/admin/masters' },
+    { view: 'tenant', role: 'master', method: 'GET', path: '/v1/stats?period=last7d' },
+    { view: 'tenant', role: 'master', method: 'GET', path: '/v1/logs?limit=20' },
+  ]);
+  const r = await consoleScenario({ callsFile: file, rows: 5000, seconds: 1, users: 2 });
+  t.equal(r.status, 'ok');
+  t.equal(r.figures.replayed, 6);
+  t.equal(r.figures.skipped_non_get, 1, 'only GETs are replayed');
+  t.equal(r.figures.time_shift_s, Math.round((now - then) / 3600) * 3600);
+  for (const view of ['overview', 'logs', 'tenant']) {
+    t.ok(Number(r.figures[`${view}_p99_ms`]) > 0, `${view} measured`);
+    t.ok(Number(r.figures[`${view}_openings`]) > 0);
+    t.equal(r.figures[`${view}_non2xx`], 0, `${view}: every answer 2xx`);
+  }
+  t.equal(r.targets.length, 6, 'p99 and errors per view');
+  t.ok(r.ratio && r.ratio.value > 0);
+});
+
+function writeFixture(content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'console-calls-'));
+  const file = join(dir, 'calls.json');
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+}
