@@ -9,7 +9,7 @@ import type { Config } from './config/settings.js';
 import type { Logger } from './logger.js';
 import { loadBuildInfo, type BuildInfo } from './version.js';
 import { openDatabase } from './storage/postgres/open.js';
-import { migratePostgres } from './storage/postgres/migrate.js';
+import { migratePostgres, withClickHouseMigrationLock } from './storage/postgres/migrate.js';
 import { openStore } from './storage/redis/open.js';
 import { openClickHouse } from './storage/clickhouse/open.js';
 import { migrateClickHouse } from './storage/clickhouse/migrate.js';
@@ -77,7 +77,10 @@ export async function startService(config: Config, log: Logger, options: Service
     closers.unshift(() => store.close());
     const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections, dirtyDecayMs: config.chdbDirtyDecayMs });
     closers.unshift(() => clickhouse.close());
-    const chApplied = await migrateClickHouse(clickhouse, root('sql/clickhouse'));
+    const chApplied = await migrateClickHouse(clickhouse, root('sql/clickhouse'), {
+      lock: (fn) => withClickHouseMigrationLock(database.pool, fn),
+      onRerun: (file) => log.warn({ file }, 'clickhouse migration was interrupted; rerunning it (its statements are IF NOT EXISTS)'),
+    });
     if (chApplied.length) log.info({ applied: chApplied }, 'clickhouse migrations applied');
 
     const system = new ActorSystem({

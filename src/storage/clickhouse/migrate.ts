@@ -1,40 +1,84 @@
 /**
  * Applies `NNN_name.sql` files in numeric order, each once, recording them in
- * schema_migrations. ClickHouse has no transactional DDL, so a file that fails
- * halfway is not recorded: write statements with IF NOT EXISTS so a rerun heals.
+ * schema_migrations with the sha256 of their text. ClickHouse has no
+ * transactional DDL, so:
+ * - the caller passes a lock shared by every node (the service takes a
+ *   Postgres advisory lock: every node shares Postgres, and it works the same
+ *   with chDB and a server);
+ * - a file is marked in schema_migrations_dirty before it runs and unmarked
+ *   after it is recorded; a run that finds the mark (a crash halfway) says so
+ *   and reruns that file, whose statements are written IF NOT EXISTS so a
+ *   rerun heals;
+ * - an applied file whose text changed stops start-up.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { listMigrations, verifyApplied, type AppliedMigration } from '../migrations/files.js';
 import type { ClickHouse } from './client.js';
 
-export async function migrateClickHouse(ch: ClickHouse, dir: string): Promise<string[]> {
-  await ch.command(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version UInt32, name String, applied_at DateTime DEFAULT now()
-  ) ENGINE = MergeTree ORDER BY version`);
-  const done = new Set(
-    (await ch.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
-  );
-  const applied: string[] = [];
-  for (const { version, name } of migrationFiles(dir)) {
-    if (done.has(version)) continue;
-    for (const stmt of splitStatements(readFileSync(join(dir, name), 'utf8'))) await ch.command(stmt);
-    await ch.insert('schema_migrations', JSON.stringify({ version, name }) + '\n');
-    applied.push(name);
-  }
-  return applied;
+/** Runs `fn` while holding a lock that every node migrating the same ClickHouse shares. */
+export type MigrationLock = <T>(fn: () => Promise<T>) => Promise<T>;
+
+export interface ClickHouseMigrateOptions {
+  lock?: MigrationLock;
+  /** Told when an interrupted file is rerun. */
+  onRerun?: (file: string) => void;
 }
 
-function migrationFiles(dir: string): { version: number; name: string }[] {
-  const files: { version: number; name: string }[] = [];
-  for (const name of readdirSync(dir)) {
-    const m = /^(\d+)_.+\.sql$/.exec(name);
-    if (m) files.push({ version: Number(m[1]), name });
-  }
-  files.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < files.length; i++) {
-    if (files[i].version === files[i - 1].version) throw new Error(`duplicate migration version: ${files[i].name}`);
-  }
-  return files;
+const inProcess: MigrationLock = (fn) => fn();
+
+export async function migrateClickHouse(
+  ch: ClickHouse,
+  dir: string,
+  options: ClickHouseMigrateOptions = {},
+): Promise<string[]> {
+  const files = listMigrations(dir);
+  return (options.lock ?? inProcess)(async () => {
+    await ch.command(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version UInt32, name String, applied_at DateTime DEFAULT now()
+    ) ENGINE = MergeTree ORDER BY version`);
+    // In-place upgrade of tables made before checksums: '' marks a row without one.
+    await ch.command(`ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum String DEFAULT ''`);
+    await ch.command(`CREATE TABLE IF NOT EXISTS schema_migrations_dirty (
+      version UInt32, name String, started_at DateTime DEFAULT now()
+    ) ENGINE = MergeTree ORDER BY version`);
+
+    const applied = await appliedMigrations(ch);
+    // Rows without a checksum get one from the current file, once (a new row; max() prefers it on read).
+    const fill = files.filter((f) => applied.get(f.version)?.checksum === null && applied.get(f.version)?.name === f.name);
+    if (fill.length) {
+      await ch.insert(
+        'schema_migrations',
+        fill.map((f) => JSON.stringify({ version: f.version, name: f.name, checksum: f.checksum })).join('\n') + '\n',
+      );
+      for (const f of fill) applied.get(f.version)!.checksum = f.checksum;
+    }
+    verifyApplied(files, applied);
+
+    const dirty = await ch.query<{ name: string }>('SELECT name FROM schema_migrations_dirty');
+    for (const { name } of dirty) options.onRerun?.(name);
+
+    const done: string[] = [];
+    for (const file of files) {
+      if (applied.has(file.version)) continue;
+      await ch.command('TRUNCATE TABLE schema_migrations_dirty');
+      await ch.insert('schema_migrations_dirty', JSON.stringify({ version: file.version, name: file.name }) + '\n');
+      for (const stmt of splitStatements(file.text)) await ch.command(stmt);
+      await ch.insert(
+        'schema_migrations',
+        JSON.stringify({ version: file.version, name: file.name, checksum: file.checksum }) + '\n',
+      );
+      done.push(file.name);
+    }
+    // Also clears a mark whose file was recorded just before a crash.
+    await ch.command('TRUNCATE TABLE schema_migrations_dirty');
+    return done;
+  });
+}
+
+async function appliedMigrations(ch: ClickHouse): Promise<Map<number, AppliedMigration>> {
+  const rows = await ch.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, any(name) AS name, max(checksum) AS checksum FROM schema_migrations GROUP BY version',
+  );
+  return new Map(rows.map((r) => [Number(r.version), { name: r.name, checksum: r.checksum === '' ? null : r.checksum }]));
 }
 
 /** Statements end with `;` at the end of a line; comment-only chunks are dropped. */

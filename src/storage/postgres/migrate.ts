@@ -1,37 +1,14 @@
 /**
  * Schema migrations: `NNN_name.sql` files applied in numeric order, each once,
- * each in its own transaction, recorded in `schema_migrations`.
+ * each in its own transaction under an advisory lock (nodes starting together
+ * queue on it), recorded in `schema_migrations` with the sha256 of the text; an
+ * applied file whose text changed stops start-up.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
-
-const FILE_PATTERN = /^(\d+)_(.+)\.sql$/;
+import { listMigrations, verifyApplied, type AppliedMigration, type MigrationFile } from '../migrations/files.js';
 
 /** Arbitrary constant shared by every node: they queue on it instead of migrating twice. */
 const LOCK_KEY = 7_305_241_918;
-
-interface MigrationFile {
-  version: number;
-  /** The file name, e.g. `001_init.sql`; stored in schema_migrations.name. */
-  name: string;
-  path: string;
-}
-
-async function listMigrations(dir: string): Promise<MigrationFile[]> {
-  const files: MigrationFile[] = [];
-  for (const name of await fs.readdir(dir)) {
-    const m = FILE_PATTERN.exec(name);
-    if (m) files.push({ version: Number(m[1]), name, path: path.join(dir, name) });
-  }
-  files.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < files.length; i++) {
-    if (files[i].version === files[i - 1].version) {
-      throw new Error(`duplicate migration version ${files[i].version}: ${files[i - 1].name}, ${files[i].name}`);
-    }
-  }
-  return files;
-}
 
 /** A query token for a raw string: slonik only accepts frozen template-strings arrays. */
 function rawQuery(text: string) {
@@ -58,7 +35,12 @@ async function lock(tx: DatabaseTransactionConnection): Promise<void> {
   await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
 }
 
-async function appliedVersions(pool: DatabasePool): Promise<Map<number, string>> {
+/**
+ * Creates or upgrades schema_migrations, fills the checksums of rows written
+ * before checksums existed from the current files (once: afterwards no row
+ * lacks one), and returns what is applied.
+ */
+async function appliedVersions(pool: DatabasePool, files: readonly MigrationFile[]): Promise<Map<number, AppliedMigration>> {
   return pool.transaction(async (tx) => {
     await lock(tx);
     // Under the lock: two nodes racing on CREATE TABLE IF NOT EXISTS can still collide.
@@ -68,25 +50,30 @@ async function appliedVersions(pool: DatabasePool): Promise<Map<number, string>>
         name text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`);
-    const rows = await tx.any(sql.unsafe`SELECT version, name FROM schema_migrations`);
-    return new Map(rows.map((r) => [r.version as number, r.name as string]));
+    await tx.query(sql.unsafe`ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text`);
+    const rows = await tx.any(sql.unsafe`SELECT version, name, checksum FROM schema_migrations`);
+    const applied = new Map(
+      rows.map((r) => [r.version as number, { name: r.name as string, checksum: (r.checksum as string | null) ?? null }]),
+    );
+    for (const file of files) {
+      const row = applied.get(file.version);
+      if (!row || row.checksum !== null || row.name !== file.name) continue;
+      await tx.query(sql.unsafe`UPDATE schema_migrations SET checksum = ${file.checksum} WHERE version = ${file.version}`);
+      row.checksum = file.checksum;
+    }
+    return applied;
   });
 }
 
 /** Applies the pending migrations of `dir`; returns the file names applied, in order. */
 export async function migratePostgres(pool: DatabasePool, dir: string): Promise<string[]> {
-  const files = await listMigrations(dir);
-  const applied = await appliedVersions(pool);
+  const files = listMigrations(dir);
+  const applied = await appliedVersions(pool, files);
+  verifyApplied(files, applied);
   const done: string[] = [];
   for (const file of files) {
-    const recorded = applied.get(file.version);
-    if (recorded !== undefined) {
-      if (recorded !== file.name) {
-        throw new Error(`migration ${file.version} was applied as ${recorded}, but the file is now ${file.name}`);
-      }
-      continue;
-    }
-    const script = await fs.readFile(file.path, 'utf8');
+    if (applied.has(file.version)) continue;
+    const script = file.text;
     const ran = await pool.transaction(async (tx) => {
       await lock(tx);
       // Another node may have applied it while we waited for the lock.
@@ -98,11 +85,28 @@ export async function migratePostgres(pool: DatabasePool, dir: string): Promise<
       await tx.query(sql.unsafe`SET LOCAL statement_timeout = 0`);
       if (script.trim() !== '') await tx.query(rawQuery(asSingleStatement(script)));
       await tx.query(
-        sql.unsafe`INSERT INTO schema_migrations (version, name) VALUES (${file.version}, ${file.name})`,
+        sql.unsafe`INSERT INTO schema_migrations (version, name, checksum) VALUES (${file.version}, ${file.name}, ${file.checksum})`,
       );
       return true;
     });
     if (ran) done.push(file.name);
   }
   return done;
+}
+
+/** Key of the lock under which every node migrates the shared ClickHouse. */
+const CLICKHOUSE_LOCK_KEY = 7_305_241_919;
+
+/**
+ * Runs `fn` holding a Postgres advisory lock taken in a transaction that stays
+ * open meanwhile: the lock for migrating ClickHouse, which has none that works
+ * across nodes on both chDB and a server, while every node shares Postgres.
+ */
+export function withClickHouseMigrationLock<T>(pool: DatabasePool, fn: () => Promise<T>): Promise<T> {
+  return pool.transaction(async (tx) => {
+    // Waiting for another node's run may outlast the pool's statement timeout.
+    await tx.query(sql.unsafe`SET LOCAL statement_timeout = 0`);
+    await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(${CLICKHOUSE_LOCK_KEY})`);
+    return fn();
+  });
 }
