@@ -34,7 +34,9 @@ export function healthActor(): ActorDefinition<MainContext> {
           within(ctx.clickhouse.ping(), 2000),
           ctx.ask<{ degraded: boolean }>('logs', 'state').catch(() => ({ degraded: true })),
         ]);
-        const { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
+        // While a refill is under way, look again: the snapshot may have landed since the last timed check.
+        let { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
+        if (store && data !== 'complete') ({ data } = await ctx.ask<StoreWatchState>('store-watch', 'check'));
         return { database, store, clickhouse, storeData: store ? data : 'unknown', logPipeline: !logs.degraded };
       },
     },
