@@ -54,12 +54,20 @@ t.test('the README quick start works as written', async (t) => {
   t.match(blocks[0]!, ':8080', 'the start block names the default port the other blocks use');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'quickstart-'));
-  const svc = await startProcess({ ...env, SVC_DATA_DIR: dataDir });
+  // A shorter flush window than the default 1 s, so that a loaded test machine still stores the record within the
+  // block's `sleep 2` (the wait itself is the log writer's: docs/log-pipeline.md).
+  const svc = await startProcess({ ...env, SVC_DATA_DIR: dataDir, SVC_LOG_FLUSH_MS: '200' });
   t.teardown(async () => {
     svc.child.kill('SIGTERM');
     await svc.exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  // The start block's comment: the "listening" line names the console and the API docs.
+  const listening = JSON.parse(svc.lines.find((l) => l.includes('"listening"'))!) as { console?: string; apiDocs?: string };
+  t.match(listening.console, /\/console\/$/, 'the listening line names the console');
+  t.match(listening.apiDocs, /\/swagger\/index\.html$/, 'the listening line names the API docs');
+  t.notOk(svc.lines.some((l) => l.includes('SVC_ADMIN_TOKEN is not set')), 'no warning about a missing admin token');
 
   let out = '';
   for (const block of blocks.slice(1)) {
