@@ -20,7 +20,7 @@ export const baselineFile = repoPath('bench/baseline.json');
  * A fresh directory for a run's stores, removed by the caller. Under
  * BENCH_DATA_DIR when set, else the system's temporary directory: ClickHouse
  * creates and deletes dozens of files per insert, and what that costs depends
- * on the filesystem (docs/performance.md, "The filesystem under the stores"),
+ * on the filesystem (docs/performance.md, "Settings that trade one thing for another"),
  * so the bench can measure on the disk production uses.
  */
 export function benchDataDir(prefix: string): string {
