@@ -19,6 +19,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const commit = run('git', ['rev-parse', '--short', 'HEAD']) || 'unknown';
 const version = process.env.SVC_BUILD_VERSION || `${pkg.version}+${commit}`;
 mkdirSync('dist', { recursive: true });
-writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
 await buildConsole({ name: pkg.name, version, description: pkg.description ?? '', repository: pkg.repository?.url ?? '', commit });
+// Written last: scripts/start.sh compares sources with this file, and the console build writes a source (its API types).
+writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
 console.log(`built ${pkg.name} ${version}`);

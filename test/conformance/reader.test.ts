@@ -83,13 +83,15 @@ t.test('after FLUSHDB under the running service, every decision is right again w
 });
 
 t.test('/health and /admin/sync/status say so while the store is refilled', async (t) => {
+  const refillsBefore = (await svc.request('GET', '/admin/sync/status', admin)).json.store.refills;
   await redis.flushdb();
-  // The status endpoint checks at once: it finds the store empty and starts the refill.
-  const status = (await svc.request('GET', '/admin/sync/status', admin)).json.store;
-  t.equal(status.data, 'refilling');
+  // /health reads the markers at once: it finds the store empty, starts the refill and says so.
   const health = await svc.request('GET', '/health');
   t.match(health.json, { status: 'degraded', store: 'up', store_data: 'refilling' });
   t.equal(health.status, 200, 'the node still serves');
+  const status = (await svc.request('GET', '/admin/sync/status', admin)).json.store;
+  t.equal(status.refills, refillsBefore + 1, 'the sync status counts the refill');
+  t.match(status.last_refill, { reason: 'empty' });
   t.ok(await eventually(async () => (await svc.request('GET', '/health')).json.store_data === 'complete', refillBoundMs));
   t.equal((await svc.request('GET', '/health')).json.status, 'ok');
 });

@@ -34,9 +34,9 @@ export function healthActor(): ActorDefinition<MainContext> {
           within(ctx.clickhouse.ping(), 2000),
           ctx.ask<{ degraded: boolean }>('logs', 'state').catch(() => ({ degraded: true })),
         ]);
-        // While a refill is under way, look again: the snapshot may have landed since the last timed check.
-        let { data } = await ctx.ask<StoreWatchState>('store-watch', 'state');
-        if (store && data !== 'complete') ({ data } = await ctx.ask<StoreWatchState>('store-watch', 'check'));
+        // The markers are read now (two GETs, or the check in progress): an emptied store shows at once, and a
+        // finished refill too, not at the next timed check.
+        const { data } = store ? await ctx.ask<StoreWatchState>('store-watch', 'check') : { data: 'unknown' as const };
         return { database, store, clickhouse, storeData: store ? data : 'unknown', logPipeline: !logs.degraded };
       },
     },
