@@ -21,7 +21,7 @@ import { adminToken, eventually, request, startTestService, type TestService } f
 const POLL_MS = 500; // SVC_CONFIG_POLL_MS of both nodes
 const IDENTITY_MS = 1000; // SVC_IDENTITY_CACHE_MS (the default)
 /** Slack for one Postgres read and the load on a shared machine. */
-const SLACK_MS = 1500;
+const SLACK_MS = 5000; // 2.7 s seen once on 2026-11-25 with a full test run beside this file
 
 const a = await startTestService({ env: { SVC_CONFIG_POLL_MS: String(POLL_MS) } });
 t.teardown(() => a.stop());
