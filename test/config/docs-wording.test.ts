@@ -1,6 +1,6 @@
 /**
  * Measurements are identified by their date and commit, never by a count of work periods: no page, bench note or
- * source comment speaks of "the fifth session" or the like (the word itself stays fine for chDB and Postgres
+ * source comment counts work periods by ordinal (the word itself stays fine for chDB and Postgres
  * sessions and the console's sign-in).
  */
 import t from 'tap';
