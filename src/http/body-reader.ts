@@ -42,6 +42,7 @@ export function readBody(
   limit: number,
   declared: number | undefined,
   budget: BodyBudget,
+  crossesThreads: boolean,
   done: (body: Buffer | BodyRefusal) => void,
 ): () => void {
   let held = 0;
@@ -65,9 +66,10 @@ export function readBody(
       return abort;
     }
     held = declared;
-    // One buffer of the declared size: no chunk list, no final concatenation. Its own memory, not the shared
-    // pool's: a body sent to a worker thread is cloned with its whole backing store.
-    const body = Buffer.allocUnsafeSlow(declared);
+    // One buffer of the declared size: no chunk list, no final concatenation. A body sent to a worker thread gets
+    // its own memory (it is cloned with its whole backing store); others take small sizes from the shared pool,
+    // which spares a backing store per request (about 1 µs and GC work on the ingest path).
+    const body = crossesThreads ? Buffer.allocUnsafeSlow(declared) : Buffer.allocUnsafe(declared);
     let at = 0;
     res.onData((chunk, isLast) => {
       if (settled) return;

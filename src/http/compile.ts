@@ -11,6 +11,8 @@ export const defaultBodyLimit = 1024 * 1024;
 export interface CompiledRoute {
   route: Route;
   bodyLimit: number;
+  /** The body's bytes go to a worker thread as they are (an actor route with `bodyBytes`). */
+  bodyToWorker: boolean;
   validateParams?: ValidateFunction;
   validateQuery?: ValidateFunction;
   validateBody?: ValidateFunction;
@@ -24,11 +26,12 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
     const compiled: CompiledRoute = {
       route,
       bodyLimit: route.bodyLimit ?? defaultBodyLimit,
+      bodyToWorker: isActorRoute(route) && route.bodyBytes === true,
       serialize: route.success.schema ? compileSerializer(route.success.schema) : empty,
     };
     if (route.params) compiled.validateParams = compileParams(route.params);
     if (route.query) compiled.validateQuery = compileParams(route.query);
-    if (route.body && !isRawRoute(route) && !(isActorRoute(route) && route.bodyBytes)) compiled.validateBody = compileBody(route.body);
+    if (route.body && !isRawRoute(route) && !compiled.bodyToWorker) compiled.validateBody = compileBody(route.body);
     return compiled;
   });
 }

@@ -161,7 +161,7 @@ export class HttpServer {
     if (declared !== undefined && !(declared <= limit)) {
       return this.fail(ex, compiled.route.path, tooLarge(limit), true);
     }
-    ex.releaseBody = readBody(res, limit, declared, this.bodyBudget, (body) => {
+    ex.releaseBody = readBody(res, limit, declared, this.bodyBudget, compiled.bodyToWorker, (body) => {
       ex.releaseBody = undefined;
       if (body === 'too_large') return this.fail(ex, compiled.route.path, tooLarge(limit), true);
       if (body === 'busy') return this.fail(ex, compiled.route.path, bodiesBusy(), true);
