@@ -5,32 +5,23 @@
  * the service only passes bytes through.
  */
 import type { ClickHouse } from './client.js';
+import { LOG_COLUMNS } from './logs-table.js';
 import { whereOf, type LogFilter } from './logs.js';
 
 /**
- * Columns by their stored names (an alias named like a column would shadow it
- * in WHERE); times are UTC, `YYYY-MM-DD hh:mm:ss.sss`, the form spreadsheets read.
+ * The table's columns by their stored names (an alias named like a column would
+ * shadow it in WHERE), id, creation time and tenant first, updated_at last; times are
+ * UTC, `YYYY-MM-DD hh:mm:ss.sss`, the form spreadsheets read.
  */
 const CSV_COLUMNS = [
   'id',
   'created_at',
   'master_id',
-  'key_id',
-  '`group`',
-  'model',
-  'status_code',
-  'latency_ms',
-  'tokens_in',
-  'tokens_out',
-  'request_size',
-  'response_size',
-  'client_ip',
-  'error_message',
-  'audit_reason',
-  'request_body',
-  'response_body',
+  ...LOG_COLUMNS.filter((c) => c !== 'id' && c !== 'created_at' && c !== 'master_id'),
   'updated_at',
-].join(', ');
+]
+  .map((c) => (c === 'group' ? '`group`' : c))
+  .join(', ');
 
 /** The CSV bytes of every log matching `filter`, newest first; the first block is the header line. */
 export function exportLogsCsv(ch: ClickHouse, filter: LogFilter): Promise<AsyncIterableIterator<Uint8Array>> {
