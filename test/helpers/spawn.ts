@@ -18,9 +18,24 @@ export function startProcess(env: Record<string, string>, timeoutMs = 30_000): P
   });
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Not left running (with its data directory's lock) after the test gives up.
+  return waitForListening(child, lines, exited, timeoutMs, () => child.kill('SIGKILL')).then(({ port }) => ({ child, port, lines, exited }));
+}
+
+/**
+ * Collects a child's output lines into `lines` and resolves with the port and pid of its `listening` log line;
+ * rejects (after `onTimeout`) when none comes in time or the child exits first.
+ */
+export function waitForListening(
+  child: ChildProcess,
+  lines: string[],
+  exited: Promise<number | null>,
+  timeoutMs: number,
+  onTimeout: () => void = () => {},
+): Promise<{ port: number; pid: number | undefined }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL'); // not left running (with its data directory's lock) after the test gives up
+      onTimeout();
       reject(new Error(`no listening line in ${timeoutMs} ms:\n${lines.join('\n')}`));
     }, timeoutMs);
     let buffer = '';
@@ -32,10 +47,10 @@ export function startProcess(env: Record<string, string>, timeoutMs = 30_000): P
         buffer = buffer.slice(i + 1);
         lines.push(line);
         try {
-          const rec = JSON.parse(line) as { msg?: string; port?: number };
+          const rec = JSON.parse(line) as { msg?: string; port?: number; pid?: number };
           if (rec.msg === 'listening' && rec.port) {
             clearTimeout(timer);
-            resolve({ child, port: rec.port, lines, exited });
+            resolve({ port: rec.port, pid: rec.pid });
           }
         } catch {
           // not JSON: keep it for the failure message

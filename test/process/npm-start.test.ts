@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForListening } from '../helpers/spawn.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const alive = (pid: number): boolean => {
@@ -36,30 +37,8 @@ t.test('npm start on a built tree does not compile, answers /health, and SIGTERM
     if (npm.exitCode === null) npm.kill('SIGTERM'); // a failed run leaves nothing behind
   });
   const lines: string[] = [];
-  const listening = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line:\n${lines.join('\n')}`)), 240_000);
-    let buffer = '';
-    npm.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let i;
-      while ((i = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        lines.push(line);
-        try {
-          const rec = JSON.parse(line) as { msg?: string; port?: number; pid?: number };
-          if (rec.msg === 'listening' && rec.port && rec.pid) {
-            clearTimeout(timer);
-            resolve({ port: rec.port, pid: rec.pid });
-          }
-        } catch {
-          // not JSON
-        }
-      }
-    });
-    npm.stderr!.on('data', (c: Buffer) => lines.push(c.toString()));
-    void npmExited.then((code) => reject(new Error(`npm exited with ${code}:\n${lines.join('\n')}`)));
-  });
+  const listening = await waitForListening(npm, lines, npmExited, 240_000);
+  t.ok(listening.pid, 'the listening line names the pid');
   const health = await fetch(`http://127.0.0.1:${listening.port}/health`);
   t.equal(health.status, 200);
   t.comment(`npm start on a built tree to /health 200: ${Date.now() - started} ms`);
@@ -69,8 +48,8 @@ t.test('npm start on a built tree does not compile, answers /health, and SIGTERM
   npm.kill('SIGTERM');
   await npmExited;
   const deadline = Date.now() + 20_000;
-  while (alive(listening.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  t.notOk(alive(listening.pid), 'the node process is gone');
+  while (alive(listening.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  t.notOk(alive(listening.pid!), 'the node process is gone');
   t.ok(lines.some((l) => l.includes('"msg":"stopped"')), 'it stopped cleanly');
   await t.rejects(fetch(`http://127.0.0.1:${listening.port}/health`), 'nothing answers on the port');
 });
