@@ -4,7 +4,7 @@
  * route table itself, so a new endpoint is audited without further code.
  * The audit actor turns the event into a masked, diffed record.
  */
-import type { Principal } from './auth.js';
+import type { Principal } from '../contract/principal.js';
 import { isRawRoute, type Route } from './route.js';
 
 export interface AuditEvent {

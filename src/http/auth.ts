@@ -9,16 +9,10 @@
 import { hash } from 'node:crypto';
 import { AppError, unauthorized } from '../errors.js';
 import type { Config } from '../config/settings.js';
+import type { Principal } from '../contract/principal.js';
 
 /** Who may call a route. `identify` accepts any valid bearer (whoami). */
 export type Role = 'public' | 'admin' | 'internal' | 'master' | 'admin_or_internal' | 'identify';
-
-export type Principal =
-  | { type: 'anonymous' }
-  | { type: 'admin' }
-  | { type: 'internal' }
-  | { type: 'master'; id: number; name: string; group: string; epoch: number }
-  | { type: 'key'; id: number; masterId: number; tokenHash: string };
 
 /** What a lookup may answer at once (a cached identity) or later. */
 export type Resolved = Principal | null | Promise<Principal | null>;

@@ -5,7 +5,7 @@
  * thread at once through `log-webhook refresh`.
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import { listDeliveries, readThresholds, readWebhookConfig, updateSingle } from '../../storage/postgres/alerts.js';

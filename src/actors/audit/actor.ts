@@ -5,7 +5,7 @@
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import type { AuditEvent } from '../../http/audit.js';
 import { Batcher } from '../runtime/batcher.js';
 import { clampLimit } from '../../http/schema.js';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RawInput, RouteInput } from '../../http/route.js';
+import type { RawInput, RouteInput } from '../../contract/input.js';
 import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import { configChannel } from '../../storage/redis/layout.js';

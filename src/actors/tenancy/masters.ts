@@ -4,7 +4,7 @@
  * fail at once, here and in the data plane (the store carries both numbers).
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import {

@@ -5,7 +5,7 @@
  */
 import type { CommonQueryMethods } from 'slonik';
 import { defineActor, type BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest, notFound } from '../../errors.js';
 import { clampLimit } from '../../http/schema.js';
 import {
