@@ -3,7 +3,7 @@
  * The server compiles validators and serializers from it and the OpenAPI
  * document is generated from the same declarations.
  */
-import type { JSONSchema } from './schema.js';
+import type { JSONSchema } from '../contract/validate.js';
 import type { Role } from './auth.js';
 import type { RawInput, RouteInput } from '../contract/input.js';
 import type { AppContext } from './context.js';

@@ -17,7 +17,7 @@ import { sendStream } from './stream.js';
 import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
 import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
-import { parseJson, validated } from './body.js';
+import { parseJson, validated } from '../contract/body.js';
 import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
 import type { Credentials } from './auth.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { defineActor } from '../runtime/actor.js';
 import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   alertCounts,
   deleteClosedAlerts,

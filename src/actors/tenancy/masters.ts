@@ -6,7 +6,7 @@
 import { defineActor } from '../runtime/actor.js';
 import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   getKey, getMaster, insertMaster, listKeys, listMasters, masterByDigest, setMasterKeysAccess, updateKey, updateMaster,
   type MasterRow,

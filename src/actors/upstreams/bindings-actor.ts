@@ -7,7 +7,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { defineActor, type BaseContext } from '../runtime/actor.js';
 import type { RouteInput } from '../../contract/input.js';
 import { badRequest, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   findBinding,
   findNamespace,

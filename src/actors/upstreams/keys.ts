@@ -4,7 +4,7 @@ import type { BaseContext } from '../runtime/actor.js';
 import type { RouteInput } from '../../contract/input.js';
 import { badRequest, notFound } from '../../errors.js';
 import { deleteKeys, existingGroupIds, findKey, insertKey, listKeys, updateKeys, type KeyRow } from '../../storage/postgres/upstreams.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { maskKey, unmasked } from './secrets.js';
 import { routedChange } from './sync.js';
 

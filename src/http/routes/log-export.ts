@@ -6,7 +6,7 @@
 import { Streamed, handlerRoute, type Route } from '../route.js';
 import type { RouteInput } from '../../contract/input.js';
 import type { AppContext } from '../context.js';
-import type { JSONSchema } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
 import { logFilters } from './logs.js';
 
 /** The list's filters without its paging. */
