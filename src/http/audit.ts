@@ -7,18 +7,6 @@
 import type { Principal } from '../contract/principal.js';
 import { isRawRoute, type Route } from './route.js';
 
-export interface AuditEvent {
-  requestId: string;
-  principal: Principal;
-  method: string;
-  /** The route template, e.g. /admin/masters/{id}/freeze. */
-  route: string;
-  params: Record<string, string>;
-  status: number;
-  before: unknown;
-  after: unknown;
-}
-
 export const isAuditedWrite = (route: Route, principal: Principal): boolean =>
   route.method !== 'GET' && !isRawRoute(route) && (principal.type === 'admin' || principal.type === 'master');
 

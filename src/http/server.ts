@@ -22,7 +22,8 @@ import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
 import type { Credentials } from './auth.js';
 import type { Principal } from '../contract/principal.js';
-import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
+import { isAuditedWrite, readPathFor } from './audit.js';
+import type { AuditEvent } from '../actors/audit/event.js';
 
 /** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: no SO_REUSEPORT. */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;

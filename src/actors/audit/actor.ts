@@ -6,7 +6,7 @@
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RouteInput } from '../../contract/input.js';
-import type { AuditEvent } from '../../http/audit.js';
+import type { AuditEvent } from './event.js';
 import { Batcher } from '../runtime/batcher.js';
 import { clampLimit } from '../../contract/page.js';
 import { badRequest } from '../../errors.js';
