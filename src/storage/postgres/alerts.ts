@@ -4,7 +4,35 @@
  * from the service clock as ISO strings, so tests that move time move them too.
  */
 import { sql, type CommonQueryMethods } from 'slonik';
-import type { AlertStatus, Severity, Thresholds, WebhookConfig } from '../../actors/alerts/values.js';
+
+/** The values the alerts table's text columns hold; the alert domain gives their rules (src/actors/alerts/values.ts). */
+export const severities = ['info', 'warning', 'critical'] as const;
+export const statuses = ['active', 'acknowledged', 'resolved', 'dismissed'] as const;
+
+export type Severity = (typeof severities)[number];
+export type AlertStatus = (typeof statuses)[number];
+
+/** The single record of alert_thresholds. */
+export interface Thresholds {
+  global_qps: number;
+  master_rpm: number;
+  master_tpm: number;
+  master_rpd: number;
+  master_tpd: number;
+  min_samples: number;
+}
+
+/** The single record of log_webhook_config. */
+export interface WebhookConfig {
+  enabled: boolean;
+  url: string;
+  threshold: number;
+  window_seconds: number;
+  cooldown_seconds: number;
+  status_code_threshold: number;
+  detect_error_message: boolean;
+  secret: string;
+}
 
 export interface AlertRow {
   id: number;
