@@ -1,8 +1,11 @@
 /**
- * The actors hosted on worker threads, by name. Worker threads import this
+ * The actors hosted on worker threads, by name, and how each thread opens its
+ * Postgres pool (the runtime knows no store). Worker threads import this
  * module and load each actor; the main thread only reads the names.
  */
+import type { DatabasePool } from 'slonik';
 import type { ActorDefinition } from './runtime/actor.js';
+import { connectPool } from '../storage/postgres/pool.js';
 
 type Loader = () => Promise<{ default: ActorDefinition<any> }>;
 
@@ -21,3 +24,6 @@ const registry: Record<string, Loader> = {
 };
 
 export default registry;
+
+/** Each worker thread's own pool: a few connections, so one thread's handlers overlap their queries. */
+export const connectDatabase = (url: string): Promise<DatabasePool> => connectPool(url, { maxSize: 4 });

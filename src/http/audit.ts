@@ -4,20 +4,8 @@
  * route table itself, so a new endpoint is audited without further code.
  * The audit actor turns the event into a masked, diffed record.
  */
-import type { Principal } from './auth.js';
+import type { Principal } from '../contract/principal.js';
 import { isRawRoute, type Route } from './route.js';
-
-export interface AuditEvent {
-  requestId: string;
-  principal: Principal;
-  method: string;
-  /** The route template, e.g. /admin/masters/{id}/freeze. */
-  route: string;
-  params: Record<string, string>;
-  status: number;
-  before: unknown;
-  after: unknown;
-}
 
 export const isAuditedWrite = (route: Route, principal: Principal): boolean =>
   route.method !== 'GET' && !isRawRoute(route) && (principal.type === 'admin' || principal.type === 'master');

@@ -6,19 +6,13 @@
  * one egress address (the data plane among them) cannot be locked out by a
  * neighbour's bad tries.
  */
-import { hash } from 'node:crypto';
 import { AppError, unauthorized } from '../errors.js';
 import type { Config } from '../config/settings.js';
+import type { Principal } from '../contract/principal.js';
+import { sha256Hex } from '../contract/hash.js';
 
 /** Who may call a route. `identify` accepts any valid bearer (whoami). */
 export type Role = 'public' | 'admin' | 'internal' | 'master' | 'admin_or_internal' | 'identify';
-
-export type Principal =
-  | { type: 'anonymous' }
-  | { type: 'admin' }
-  | { type: 'internal' }
-  | { type: 'master'; id: number; name: string; group: string; epoch: number }
-  | { type: 'key'; id: number; masterId: number; tokenHash: string };
 
 /** What a lookup may answer at once (a cached identity) or later. */
 export type Resolved = Principal | null | Promise<Principal | null>;
@@ -37,9 +31,6 @@ export interface Credentials {
   /** May be computed on first read (the HTTP server reads the socket's address only when asked). */
   readonly clientIp: string;
 }
-
-/** SHA-256 hex digest: how tokens are stored and looked up (one-shot hashing, no Hash object). */
-export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
 
 /**
  * Constant-time equality of two hex digests of the same algorithm: secrets are compared by digest, so their

@@ -3,7 +3,8 @@
  * fast-json-stringify serializer per route, compiled once at start.
  */
 import type { ValidateFunction } from 'ajv';
-import { compileBody, compileParams, compileSerializer } from './schema.js';
+import { compileSerializer } from './schema.js';
+import { compileBody, compileParams } from '../contract/validate.js';
 import { isActorRoute, isRawRoute, type Route } from './route.js';
 
 export const defaultBodyLimit = 1024 * 1024;

@@ -3,7 +3,8 @@
  * that validate and serialize are the ones documented.
  */
 import type { Route } from './route.js';
-import { errorEnvelope, type JSONSchema } from './schema.js';
+import { errorEnvelope } from './schema.js';
+import type { JSONSchema } from '../contract/validate.js';
 import type { BuildInfo } from '../version.js';
 import type { Role } from './auth.js';
 import { errorStatus } from '../errors.js';

@@ -3,29 +3,12 @@
  * The server compiles validators and serializers from it and the OpenAPI
  * document is generated from the same declarations.
  */
-import type { JSONSchema } from './schema.js';
-import type { Principal, Role } from './auth.js';
+import type { JSONSchema } from '../contract/validate.js';
+import type { Role } from './auth.js';
+import type { RawInput, RouteInput } from '../contract/input.js';
 import type { AppContext } from './context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-
-/** What a handler or an actor receives: plain data only. */
-export interface RouteInput<B = any, Q = any, P = any> {
-  params: P;
-  query: Q;
-  body: B;
-  principal: Principal;
-  requestId: string;
-  /** The request headers the route declared in `headers` (lower-case names); empty otherwise. */
-  headers?: Record<string, string>;
-}
-
-/** A raw-body route (log ingestion) receives the bytes and their content type. */
-export interface RawInput {
-  body: Buffer;
-  contentType: string;
-  requestId: string;
-}
 
 /** A reply with a status or headers other than the route's declared success. */
 export class Reply {

@@ -14,13 +14,16 @@ import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { sendStream } from './stream.js';
-import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route, type RouteInput } from './route.js';
+import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
+import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
-import { parseJson, validated } from './body.js';
+import { parseJson, validated } from '../contract/body.js';
 import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
-import type { Credentials, Principal } from './auth.js';
-import { isAuditedWrite, readPathFor, type AuditEvent } from './audit.js';
+import type { Credentials } from './auth.js';
+import type { Principal } from '../contract/principal.js';
+import { isAuditedWrite, readPathFor } from './audit.js';
+import type { AuditEvent } from '../actors/audit/event.js';
 
 /** uWS ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: no SO_REUSEPORT. */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;

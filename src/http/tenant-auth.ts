@@ -7,7 +7,8 @@
  * Each principal carries the identity it was resolved from, so whoami answers
  * without a second lookup.
  */
-import type { Authenticator, Principal } from './auth.js';
+import type { Authenticator } from './auth.js';
+import type { Principal } from '../contract/principal.js';
 import type { AppContext } from './context.js';
 import type { KeyIdentity, MasterView } from '../actors/tenancy/views.js';
 import type { IdentityCache } from '../actors/tenancy/identity-cache.js';

@@ -10,8 +10,8 @@
 import t from 'tap';
 import { adminToken, internalToken, startTestService } from '../helpers/harness.js';
 import { allRoutes } from '../../src/http/routes/index.js';
-import { harden } from '../../src/http/value-rules.js';
-import type { JSONSchema } from '../../src/http/schema.js';
+import { harden } from '../../src/contract/value-rules.js';
+import type { JSONSchema } from '../../src/contract/validate.js';
 import type { Route } from '../../src/http/route.js';
 
 const SEED = 20_2611;

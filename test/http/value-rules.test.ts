@@ -1,13 +1,13 @@
 /**
- * The value rules of src/http/value-rules.ts: the date-time rule and the
+ * The value rules of src/contract/value-rules.ts: the date-time rule and the
  * hardening of schemas on their own, then each class of input that used to be
  * a 500 (issue 20 §2), through HTTP, answered 400 naming the field, and the
  * values at the edges of the stated ranges accepted and stored.
  */
 import t from 'tap';
 import { adminToken, eventually, startTestService } from '../helpers/harness.js';
-import { compileBody, compileParams } from '../../src/http/schema.js';
-import { dateTimeMs, harden, LOG_TIME_END_SECONDS, MAX_DEPTH, MAX_INTEGER } from '../../src/http/value-rules.js';
+import { compileBody, compileParams } from '../../src/contract/validate.js';
+import { dateTimeMs, harden, LOG_TIME_END_SECONDS, MAX_DEPTH, MAX_INTEGER } from '../../src/contract/value-rules.js';
 
 t.test('dateTimeMs: RFC 3339 as the code can read it', async (t) => {
   t.equal(dateTimeMs('2026-01-02T03:04:05Z'), Date.UTC(2026, 0, 2, 3, 4, 5));

@@ -7,7 +7,7 @@ import type { KeyIdentity } from '../../src/actors/tenancy/views.js';
 import { openStore } from '../../src/storage/redis/open.js';
 import type { SharedStore } from '../../src/storage/redis/store.js';
 import { configChange, tenancyKeys } from '../../src/storage/redis/layout.js';
-import { sha256Hex } from '../../src/http/auth.js';
+import { sha256Hex } from '../../src/contract/hash.js';
 import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
 import { startTestService, adminToken, internalToken, eventually, type TestService } from '../helpers/harness.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestService, adminToken, type TestService } from '../helpers/harness.js';
-import { sha256Hex } from '../../src/http/auth.js';
+import { sha256Hex } from '../../src/contract/hash.js';
 
 async function master(svc: TestService, body: Record<string, unknown> = {}) {
   const r = await svc.request('POST', '/admin/masters', { token: adminToken, body: { name: 'm', group: 'default', ...body } });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestService, adminToken } from '../helpers/harness.js';
-import { sha256Hex } from '../../src/http/auth.js';
+import { sha256Hex } from '../../src/contract/hash.js';
 
 t.test('masters: create, read, list, update, freeze, delete, reset-key, access; store mirrors each', async (t) => {
   const svc = await startTestService();

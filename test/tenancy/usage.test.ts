@@ -1,7 +1,7 @@
 import t from 'tap';
 import { sql } from 'slonik';
 import { startTestService, adminToken, internalToken, freshDatabase, eventually, type TestService } from '../helpers/harness.js';
-import { sha256Hex } from '../../src/http/auth.js';
+import { sha256Hex } from '../../src/contract/hash.js';
 import { enqueueChange } from '../../src/actors/tenancy/commit.js';
 import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
 import { configChannel, type ConfigChange } from '../../src/storage/redis/layout.js';

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   alertCounts,
   deleteClosedAlerts,

@@ -5,9 +5,9 @@
  * thread at once through `log-webhook refresh`.
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { listDeliveries, readThresholds, readWebhookConfig, updateSingle } from '../../storage/postgres/alerts.js';
 import { thresholdDefaults, webhookDefaults, type Thresholds, type WebhookConfig } from './values.js';
 

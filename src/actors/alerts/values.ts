@@ -2,13 +2,21 @@
  * The alert domain's values (decisions.md): types, severities, statuses and
  * their legal transitions, and the defaults of the two single records.
  */
+import {
+  severities,
+  statuses,
+  type AlertStatus,
+  type Severity,
+  type Thresholds,
+  type WebhookConfig,
+} from '../../storage/postgres/alerts.js';
+
+// The values the alert tables hold are declared with their queries (storage); the rules on them are here.
+export { severities, statuses, type AlertStatus, type Severity, type Thresholds, type WebhookConfig };
+
 export const alertTypes = ['traffic_spike', 'error_rate', 'upstream_failure', 'quota_exhausted', 'custom'] as const;
-export const severities = ['info', 'warning', 'critical'] as const;
-export const statuses = ['active', 'acknowledged', 'resolved', 'dismissed'] as const;
 
 export type AlertType = (typeof alertTypes)[number];
-export type Severity = (typeof severities)[number];
-export type AlertStatus = (typeof statuses)[number];
 
 /** Statuses that hold the fingerprint: a new alert of it waits until it is closed. */
 export const openStatuses: readonly AlertStatus[] = ['active', 'acknowledged'];
@@ -34,15 +42,6 @@ export const DEDUP_COOLDOWN_MS = 5 * 60_000;
 /** Closed alerts are deleted this long after they were resolved or dismissed. */
 export const RETENTION_MS = 90 * 24 * 3_600_000;
 
-export interface Thresholds {
-  global_qps: number;
-  master_rpm: number;
-  master_tpm: number;
-  master_rpd: number;
-  master_tpd: number;
-  min_samples: number;
-}
-
 /** The record created on first use: generous limits, so a fresh install only alerts on real spikes. */
 export const thresholdDefaults: Thresholds = {
   global_qps: 100,
@@ -52,17 +51,6 @@ export const thresholdDefaults: Thresholds = {
   master_tpd: 20_000_000,
   min_samples: 10,
 };
-
-export interface WebhookConfig {
-  enabled: boolean;
-  url: string;
-  threshold: number;
-  window_seconds: number;
-  cooldown_seconds: number;
-  status_code_threshold: number;
-  detect_error_message: boolean;
-  secret: string;
-}
 
 export const webhookDefaults: WebhookConfig = {
   enabled: false,

@@ -8,7 +8,7 @@
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest } from '../../errors.js';
 import { queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';

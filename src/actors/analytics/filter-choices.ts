@@ -5,7 +5,7 @@
  * own records only.
  */
 import { badRequest } from '../../errors.js';
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from '../../contract/principal.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 import { queryFacets, type FacetFilter } from '../../storage/clickhouse/log-facets.js';
 

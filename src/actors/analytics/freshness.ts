@@ -1,5 +1,5 @@
 /** GET /admin/logs/freshness and /v1/logs/freshness: the newest stored record, so a chart can say how fresh it is. */
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from '../../contract/principal.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 import { newestRecordMs } from '../../storage/clickhouse/freshness.js';
 

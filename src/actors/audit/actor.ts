@@ -5,10 +5,10 @@
  */
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RouteInput } from '../../http/route.js';
-import type { AuditEvent } from '../../http/audit.js';
+import type { RouteInput } from '../../contract/input.js';
+import type { AuditEvent } from './event.js';
 import { Batcher } from '../runtime/batcher.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { badRequest } from '../../errors.js';
 import { insertAudit, listAudit, setAuditRetention, type AuditRow } from '../../storage/clickhouse/audit.js';
 import { auditRow } from './record.js';

@@ -3,7 +3,7 @@
  * secret), what (resource, id, action, derived from the route template), a
  * before/after pair with secrets masked and the diff between them.
  */
-import type { AuditEvent } from '../../http/audit.js';
+import type { AuditEvent } from './event.js';
 import type { AuditRow } from '../../storage/clickhouse/audit.js';
 import { chTime } from '../logs/record.js';
 import { diffOf, maskSecrets } from './mask.js';

@@ -3,7 +3,7 @@
  * in the shared store through the outbox, in the same transaction.
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { clearOverride, readOverrides, writeOverride } from '../../storage/postgres/features.js';
 import { enqueueOps } from '../../storage/postgres/outbox.js';
 import { configChange } from '../../storage/redis/layout.js';

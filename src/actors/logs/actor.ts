@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RawInput, RouteInput } from '../../http/route.js';
+import type { RawInput, RouteInput } from '../../contract/input.js';
 import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';

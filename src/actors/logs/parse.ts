@@ -4,7 +4,7 @@
  * record rejects the whole request, naming each bad index and field.
  */
 import { badRequest } from '../../errors.js';
-import { fieldErrors } from '../../http/schema.js';
+import { fieldErrors } from '../../contract/validate.js';
 import { validateLogRecord, type LogRecord } from './record.js';
 
 export interface Parsed {

@@ -4,8 +4,8 @@
  * Unknown fields are tolerated and not stored, so a newer data plane can send
  * more than this version stores.
  */
-import { compileBody, type JSONSchema } from '../../http/schema.js';
-import { logDateTime } from '../../http/value-rules.js';
+import { compileBody, type JSONSchema } from '../../contract/validate.js';
+import { logDateTime } from '../../contract/value-rules.js';
 
 const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
 const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });

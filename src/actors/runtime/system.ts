@@ -13,6 +13,7 @@ import type { ActorDefinition, BaseContext, Envelope, Outcome } from './actor.js
 import { Mailbox } from './mailbox.js';
 import type { Clock } from './clock.js';
 import type { Config } from '../../config/settings.js';
+import type { DatabasePool } from 'slonik';
 
 /** What a worker thread needs to build its own context. */
 export interface WorkerBootData {
@@ -20,8 +21,20 @@ export interface WorkerBootData {
   config: Config;
   databaseUrl: string;
   clock: SharedArrayBuffer;
-  /** URL of the module whose default export maps actor names to loaders. */
+  /** URL of the worker module (`WorkerModule`): the actors to host and how to open the thread's Postgres pool. */
   registry: string;
+}
+
+/**
+ * What a worker thread imports from `WorkerBootData.registry`. The runtime
+ * knows no store: the module that names the actors also says how a thread
+ * connects to Postgres (src/actors/registry.ts).
+ */
+export interface WorkerModule {
+  /** Actor names to loaders. */
+  default: Record<string, () => Promise<{ default: ActorDefinition<any> }>>;
+  /** Opens this thread's own Postgres pool. */
+  connectDatabase(url: string): Promise<DatabasePool>;
 }
 
 export interface SystemOptions {

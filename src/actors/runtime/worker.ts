@@ -1,22 +1,21 @@
 /**
  * Entry point of a piscina worker thread. It loads the worker actors from the
- * registry, builds one context per thread (its own Postgres pool, the shared
+ * worker module, builds one context per thread (its own Postgres pool, opened
+ * by that module, the shared
  * clock, ask/tell) and runs one message per task. Handlers' errors become data
  * so that their type survives the trip back.
  */
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { AppError, toAppError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
-import { connectPool } from '../../storage/postgres/pool.js';
 import type { ActorDefinition, BaseContext, Envelope, Outcome } from './actor.js';
 import { Clock } from './clock.js';
-import type { WorkerBootData } from './system.js';
+import type { WorkerBootData, WorkerModule } from './system.js';
 
 const boot = workerData as WorkerBootData;
 const log = createLogger(boot.config.logLevel).child({ thread: threadId });
 const clock = new Clock(boot.clock);
 
-type Registry = Record<string, () => Promise<{ default: ActorDefinition<any> }>>;
 type CrossReply = { kind: 'reply'; to: number; id: number; outcome: Outcome };
 
 const channel = new BroadcastChannel(`actors:${boot.systemId}`);
@@ -39,9 +38,9 @@ let contextPromise: Promise<BaseContext> | undefined;
 
 async function context(): Promise<BaseContext> {
   contextPromise ??= (async () => {
-    const registry = (await import(boot.registry)).default as Registry;
-    for (const [name, load] of Object.entries(registry)) actors.set(name, (await load()).default);
-    const db = await connectPool(boot.databaseUrl, { maxSize: 4 });
+    const hosted = (await import(boot.registry)) as WorkerModule;
+    for (const [name, load] of Object.entries(hosted.default)) actors.set(name, (await load()).default);
+    const db = await hosted.connectDatabase(boot.databaseUrl);
     const ctx: BaseContext = {
       config: boot.config,
       log,

@@ -4,7 +4,7 @@
  * the control plane has delivered.
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { configVersion, listNodes, recordAck } from '../../storage/postgres/sync-state.js';
 
 export default defineActor({

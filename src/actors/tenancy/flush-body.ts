@@ -5,8 +5,8 @@
  * worker took the HTTP thread ~1.5 ms per 1,000 keys (docs/performance.md).
  * Same rules and the same 400s as any other route's body.
  */
-import { parseJson, validated } from '../../http/body.js';
-import { compileBody, type JSONSchema } from '../../http/schema.js';
+import { parseJson, validated } from '../../contract/body.js';
+import { compileBody, type JSONSchema } from '../../contract/validate.js';
 import type { KeyUsage } from '../../storage/postgres/tenancy.js';
 import type { UpstreamUsageItem } from '../../storage/postgres/upstream-usage.js';
 

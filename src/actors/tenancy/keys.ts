@@ -4,10 +4,10 @@
  * key endpoints, and the database side of key authentication.
  */
 import { defineActor, type BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
-import type { Principal } from '../../http/auth.js';
+import type { RouteInput } from '../../contract/input.js';
+import type { Principal } from '../../contract/principal.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { getKey, getMaster, keyByHash, listKeys, updateKey } from '../../storage/postgres/tenancy.js';
 import { commit } from './commit.js';
 import { issueKey, type KeyInput } from './issue.js';

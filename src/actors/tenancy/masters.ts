@@ -4,9 +4,9 @@
  * fail at once, here and in the data plane (the store carries both numbers).
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   getKey, getMaster, insertMaster, listKeys, listMasters, masterByDigest, setMasterKeysAccess, updateKey, updateMaster,
   type MasterRow,

@@ -3,7 +3,7 @@
  * base62 characters, stored only as their SHA-256 hex digest.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../../http/auth.js';
+import { sha256Hex } from '../../contract/hash.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -4,7 +4,7 @@
  * outbox so the data plane enforces quota_limit against the same number.
  */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
 import { enqueueChange } from './commit.js';

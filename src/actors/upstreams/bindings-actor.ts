@@ -5,9 +5,9 @@
  */
 import type { CommonQueryMethods } from 'slonik';
 import { defineActor, type BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest, notFound } from '../../errors.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import {
   findBinding,
   findNamespace,

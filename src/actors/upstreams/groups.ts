@@ -1,11 +1,11 @@
 /** Provider group rules: types, the cloud-platform location default, deletion guarded by bindings. */
 import type { CommonQueryMethods } from 'slonik';
 import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { conflict, notFound } from '../../errors.js';
 import { deleteGroup, findGroup, insertGroup, listGroups, updateGroup, type GroupRow } from '../../storage/postgres/upstreams.js';
 import { bindingsOfGroup, updateBindings } from '../../storage/postgres/bindings.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { mapDbErrors } from './db-errors.js';
 import { routedChange } from './sync.js';
 import { cloudPlatformType } from './values.js';

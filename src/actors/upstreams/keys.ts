@@ -1,10 +1,10 @@
 /** Upstream key rules: a live group, a credential, admin status changes, masking. */
 import type { CommonQueryMethods } from 'slonik';
 import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest, notFound } from '../../errors.js';
 import { deleteKeys, existingGroupIds, findKey, insertKey, listKeys, updateKeys, type KeyRow } from '../../storage/postgres/upstreams.js';
-import { clampLimit } from '../../http/schema.js';
+import { clampLimit } from '../../contract/page.js';
 import { maskKey, unmasked } from './secrets.js';
 import { routedChange } from './sync.js';
 

@@ -1,6 +1,6 @@
 /** The model capability registry: admin CRUD and the remote registry (refresh, status, check, rollback). */
 import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { notFound } from '../../errors.js';
 import { deleteModel, findModel, insertModel, listModels, updateModel, type ModelRow } from '../../storage/postgres/models.js';
 import { mapDbErrors } from './db-errors.js';

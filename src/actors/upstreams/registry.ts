@@ -7,7 +7,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { BaseContext } from '../runtime/actor.js';
 import { AppError, conflict } from '../../errors.js';
-import { compileBody, fieldErrors } from '../../http/schema.js';
+import { compileBody, fieldErrors } from '../../contract/validate.js';
 import { countRefreshes, dropRegistryModelsExcept, listModels, markRolledBack, recentRefreshes, recordRefresh, upsertRegistryModels, type RefreshRow } from '../../storage/postgres/models.js';
 import { listGroups } from '../../storage/postgres/upstreams.js';
 import { modelDto } from './model-schema.js';

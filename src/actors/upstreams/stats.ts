@@ -1,6 +1,6 @@
 /** The upstream key statistics summary: counters and rates per key, per group and overall. */
 import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../http/route.js';
+import type { RouteInput } from '../../contract/input.js';
 import { badRequest } from '../../errors.js';
 import { usageByKey, type UsageTotals } from '../../storage/postgres/upstream-usage.js';
 

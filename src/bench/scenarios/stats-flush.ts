@@ -12,7 +12,7 @@
  * issuing is not there.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../../http/auth.js';
+import { sha256Hex } from '../../contract/hash.js';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { withDirectPostgres } from '../harness/direct-postgres.js';
 import { bearer, call, type Answer } from '../harness/http.js';

@@ -4,8 +4,9 @@
  * the master view with its realtime figures embedded, and tenant stats.
  */
 import type { Route } from '../route.js';
-import { idParam, type JSONSchema } from '../schema.js';
-import { unixTime } from '../value-rules.js';
+import { idParam } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
+import { unixTime } from '../../contract/value-rules.js';
 import { masterView } from './tenancy-schemas.js';
 
 const int = { type: 'integer' };

@@ -1,6 +1,6 @@
 /** The audit trail (admin). */
 import type { Route } from '../route.js';
-import { unixTime } from '../value-rules.js';
+import { unixTime } from '../../contract/value-rules.js';
 
 const str = { type: 'string' };
 const int = { type: 'integer' };

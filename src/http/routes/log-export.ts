@@ -3,9 +3,10 @@
  * filters are the lists' own, so an export holds exactly the `total` records
  * the list reports for them; the body is streamed from ClickHouse with no row cap.
  */
-import { Streamed, handlerRoute, type Route, type RouteInput } from '../route.js';
+import { Streamed, handlerRoute, type Route } from '../route.js';
+import type { RouteInput } from '../../contract/input.js';
 import type { AppContext } from '../context.js';
-import type { JSONSchema } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
 import { logFilters } from './logs.js';
 
 /** The list's filters without its paging. */

@@ -4,7 +4,7 @@
  * read from the rollups, busiest first and at most `limit` of each.
  */
 import type { Route } from '../route.js';
-import type { JSONSchema } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
 
 const int = { type: 'integer' };
 const unix = (description: string) => ({ type: 'integer', minimum: 0, maximum: 4102444800, description });

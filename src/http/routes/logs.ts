@@ -4,8 +4,9 @@ import { logRecordSchema } from '../../actors/logs/record.js';
 import { isNdjson } from '../../actors/logs/parse.js';
 import { logViewFields } from '../../actors/logs/view.js';
 import { rawRoute, type Route } from '../route.js';
-import { deletedAt, type JSONSchema } from '../schema.js';
-import { logDateTime, unixTime } from '../value-rules.js';
+import { deletedAt } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
+import { logDateTime, unixTime } from '../../contract/value-rules.js';
 
 const MiB = 1024 * 1024;
 const int = { type: 'integer' };

@@ -1,6 +1,8 @@
 /** Admin operations on masters (tenants), their child keys, and admin key access settings. */
 import type { Route } from '../route.js';
-import { idParam, pageOf, pageQuery, type JSONSchema } from '../schema.js';
+import { idParam } from '../schema.js';
+import { pageOf, pageQuery } from '../../contract/page.js';
+import type { JSONSchema } from '../../contract/validate.js';
 import {
   keyAccessBody, keyIssueBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
   masterWithKey,

@@ -1,5 +1,6 @@
 /** Schemas shared by the admin master routes, the tenant routes and whoami. */
-import { timestamps, type JSONSchema } from '../schema.js';
+import { timestamps } from '../schema.js';
+import type { JSONSchema } from '../../contract/validate.js';
 
 const str = { type: 'string' };
 const int = { type: 'integer' };

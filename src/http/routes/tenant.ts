@@ -1,6 +1,7 @@
 /** Tenant self-service under /v1 (master key): the master's own child keys only. */
 import type { Route } from '../route.js';
-import { idParam, pageOf, pageQuery } from '../schema.js';
+import { idParam } from '../schema.js';
+import { pageOf, pageQuery } from '../../contract/page.js';
 import { keyIssueBody, keyUpdateBody, keyView, keyWithSecret } from './tenancy-schemas.js';
 
 const tags = ['tenant'];

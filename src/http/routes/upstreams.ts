@@ -1,7 +1,9 @@
 /** Provider groups, upstream keys and their statistics (admin). */
 import type { Route } from '../route.js';
-import { unixTime } from '../value-rules.js';
-import { idParam, pageOf, pageQuery, timestamps, type JSONSchema } from '../schema.js';
+import { unixTime } from '../../contract/value-rules.js';
+import { idParam, timestamps } from '../schema.js';
+import { pageOf, pageQuery } from '../../contract/page.js';
+import type { JSONSchema } from '../../contract/validate.js';
 import { adminStatuses, groupTypes, headersProfiles, upstreamStatuses } from '../../actors/upstreams/values.js';
 
 const adminStatus = { type: 'string', enum: [...adminStatuses], description: 'auto_disabled is set by the system only' };

@@ -4,26 +4,83 @@
  * from the service clock as ISO strings, so tests that move time move them too.
  */
 import { sql, type CommonQueryMethods } from 'slonik';
-import type { AlertStatus, Severity, Thresholds, WebhookConfig } from '../../actors/alerts/values.js';
+import { z } from 'zod';
 
-export interface AlertRow {
-  id: number;
-  type: string;
-  severity: Severity;
-  status: AlertStatus;
-  fingerprint: string;
-  message: string;
-  metadata: Record<string, unknown>;
-  master_id: number | null;
-  source: string;
-  occurrences: number;
-  last_seen_at: string;
-  acknowledged_at: string | null;
-  resolved_at: string | null;
-  dismissed_at: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The values the alerts table's text columns hold; the alert domain gives their rules (src/actors/alerts/values.ts). */
+export const severities = ['info', 'warning', 'critical'] as const;
+export const statuses = ['active', 'acknowledged', 'resolved', 'dismissed'] as const;
+
+export type Severity = (typeof severities)[number];
+export type AlertStatus = (typeof statuses)[number];
+
+// Row schemas: each read below is typed by one, and its rows are checked against it (./result-parser.ts).
+const time = z.string();
+const count = z.object({ count: z.number().int() });
+/** A jsonb object, passed through as read: z.record would rebuild it and drop a `__proto__` key the caller stored. */
+const jsonObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
+  message: 'must be a JSON object',
+});
+
+const alertRow = z.object({
+  id: z.number().int(),
+  type: z.string(),
+  severity: z.enum(severities),
+  status: z.enum(statuses),
+  fingerprint: z.string(),
+  message: z.string(),
+  metadata: jsonObject,
+  master_id: z.number().int().nullable(),
+  source: z.string(),
+  occurrences: z.number().int(),
+  last_seen_at: time,
+  acknowledged_at: time.nullable(),
+  resolved_at: time.nullable(),
+  dismissed_at: time.nullable(),
+  createdAt: time,
+  updatedAt: time,
+});
+export type AlertRow = z.infer<typeof alertRow>;
+
+/** The single record of alert_thresholds. */
+const thresholds = z.object({
+  global_qps: z.number().int(),
+  master_rpm: z.number().int(),
+  master_tpm: z.number().int(),
+  master_rpd: z.number().int(),
+  master_tpd: z.number().int(),
+  min_samples: z.number().int(),
+});
+export type Thresholds = z.infer<typeof thresholds>;
+
+/** The single record of log_webhook_config. */
+const webhookConfig = z.object({
+  enabled: z.boolean(),
+  url: z.string(),
+  threshold: z.number().int(),
+  window_seconds: z.number().int(),
+  cooldown_seconds: z.number().int(),
+  status_code_threshold: z.number().int(),
+  detect_error_message: z.boolean(),
+  secret: z.string(),
+});
+export type WebhookConfig = z.infer<typeof webhookConfig>;
+
+const delivery = z.object({
+  trigger_id: z.string(),
+  attempt: z.number().int(),
+  url: z.string(),
+  count: z.number().int(),
+  ok: z.boolean(),
+  status_code: z.number().int().nullable(),
+  error: z.string(),
+  duration_ms: z.number().int(),
+});
+export type Delivery = z.infer<typeof delivery>;
+
+const thresholdsRead = thresholds.extend({ updatedAt: time });
+const webhookConfigRead = webhookConfig.extend({ updatedAt: time });
+const deliveryRead = delivery.extend({ id: z.number().int(), createdAt: time });
+const alertCount = z.object({ status: z.enum(statuses), severity: z.enum(severities), n: z.number().int() });
 
 export interface NewAlert {
   type: string;
@@ -51,12 +108,12 @@ const ts = (iso: string) => sql.fragment`${iso}::timestamptz`;
 
 /** Inserts unless an open alert holds the fingerprint; null then. */
 export async function insertAlert(db: CommonQueryMethods, a: NewAlert, at: string): Promise<AlertRow | null> {
-  return (await db.maybeOne(sql.unsafe`
+  return db.maybeOne(sql.type(alertRow)`
     INSERT INTO alerts (type, severity, fingerprint, message, metadata, master_id, source, last_seen_at, created_at, updated_at)
     VALUES (${a.type}, ${a.severity}, ${a.fingerprint}, ${a.message}, ${sql.jsonb(a.metadata as never)}, ${a.master_id},
             ${a.source}, ${ts(at)}, ${ts(at)}, ${ts(at)})
     ON CONFLICT (fingerprint) WHERE status IN ('active', 'acknowledged') DO NOTHING
-    RETURNING ${alertColumns}`)) as AlertRow | null;
+    RETURNING ${alertColumns}`);
 }
 
 /** Serializes writers of one fingerprint until the transaction ends. */
@@ -66,8 +123,8 @@ export async function lockFingerprint(tx: CommonQueryMethods, fingerprint: strin
 
 /** The most recent alert of a fingerprint, whatever its status. */
 export async function latestAlert(db: CommonQueryMethods, fingerprint: string): Promise<AlertRow | null> {
-  return (await db.maybeOne(sql.unsafe`
-    SELECT ${alertColumns} FROM alerts WHERE fingerprint = ${fingerprint} ORDER BY created_at DESC, id DESC LIMIT 1`)) as AlertRow | null;
+  return db.maybeOne(sql.type(alertRow)`
+    SELECT ${alertColumns} FROM alerts WHERE fingerprint = ${fingerprint} ORDER BY created_at DESC, id DESC LIMIT 1`);
 }
 
 /** Records that an open alert was raised again: counts it and keeps the latest details and the higher severity. */
@@ -84,7 +141,7 @@ export async function touchAlert(
 }
 
 export async function getAlert(db: CommonQueryMethods, id: number): Promise<AlertRow | null> {
-  return (await db.maybeOne(sql.unsafe`SELECT ${alertColumns} FROM alerts WHERE id = ${id}`)) as AlertRow | null;
+  return db.maybeOne(sql.type(alertRow)`SELECT ${alertColumns} FROM alerts WHERE id = ${id}`);
 }
 
 export async function listAlerts(
@@ -103,11 +160,11 @@ export async function listAlerts(
     conds.push(sql.fragment`(message ILIKE ${like} OR fingerprint ILIKE ${like})`);
   }
   const where = sql.join(conds, sql.fragment` AND `);
-  const total = (await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM alerts WHERE ${where}`)) as number;
-  const items = (await db.any(sql.unsafe`
+  const total = await db.oneFirst(sql.type(count)`SELECT count(*)::int AS count FROM alerts WHERE ${where}`);
+  const items = await db.any(sql.type(alertRow)`
     SELECT ${alertColumns} FROM alerts WHERE ${where}
-    ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`)) as AlertRow[];
-  return { items, total };
+    ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`);
+  return { items: [...items], total };
 }
 
 /** Moves an alert to `to` when its status is one of `from`; null when it is not (or does not exist). */
@@ -119,16 +176,16 @@ export async function transitionAlert(
   stamp: string,
   at: string,
 ): Promise<AlertRow | null> {
-  return (await db.maybeOne(sql.unsafe`
+  return db.maybeOne(sql.type(alertRow)`
     UPDATE alerts SET status = ${to}, ${sql.identifier([stamp])} = ${ts(at)}, updated_at = ${ts(at)}
     WHERE id = ${id} AND status = ANY(${sql.array([...from], 'text')})
-    RETURNING ${alertColumns}`)) as AlertRow | null;
+    RETURNING ${alertColumns}`);
 }
 
 /** Counts per status and per severity. */
-export async function alertCounts(db: CommonQueryMethods): Promise<Array<{ status: string; severity: string; n: number }>> {
-  return (await db.any(sql.unsafe`
-    SELECT status, severity, count(*)::int AS n FROM alerts GROUP BY status, severity`)) as Array<{ status: string; severity: string; n: number }>;
+export async function alertCounts(db: CommonQueryMethods): Promise<Array<z.infer<typeof alertCount>>> {
+  return [...(await db.any(sql.type(alertCount)`
+    SELECT status, severity, count(*)::int AS n FROM alerts GROUP BY status, severity`))];
 }
 
 /** Deletes resolved and dismissed alerts closed before `cutoff`; answers how many. */
@@ -147,9 +204,9 @@ export async function readThresholds(db: CommonQueryMethods, defaults: Threshold
     VALUES (1, ${defaults.global_qps}, ${defaults.master_rpm}, ${defaults.master_tpm}, ${defaults.master_rpd},
             ${defaults.master_tpd}, ${defaults.min_samples})
     ON CONFLICT (id) DO NOTHING`);
-  return (await db.one(sql.unsafe`
+  return db.one(sql.type(thresholdsRead)`
     SELECT global_qps, master_rpm, master_tpm, master_rpd, master_tpd, min_samples, updated_at AS "updatedAt"
-    FROM alert_thresholds WHERE id = 1`)) as Thresholds & { updatedAt: string };
+    FROM alert_thresholds WHERE id = 1`);
 }
 
 export async function readWebhookConfig(db: CommonQueryMethods, defaults: WebhookConfig): Promise<WebhookConfig & { updatedAt: string }> {
@@ -159,10 +216,10 @@ export async function readWebhookConfig(db: CommonQueryMethods, defaults: Webhoo
     VALUES (1, ${defaults.enabled}, ${defaults.url}, ${defaults.threshold}, ${defaults.window_seconds},
             ${defaults.cooldown_seconds}, ${defaults.status_code_threshold}, ${defaults.detect_error_message}, ${defaults.secret})
     ON CONFLICT (id) DO NOTHING`);
-  return (await db.one(sql.unsafe`
+  return db.one(sql.type(webhookConfigRead)`
     SELECT enabled, url, threshold, window_seconds, cooldown_seconds, status_code_threshold, detect_error_message, secret,
            updated_at AS "updatedAt"
-    FROM log_webhook_config WHERE id = 1`)) as WebhookConfig & { updatedAt: string };
+    FROM log_webhook_config WHERE id = 1`);
 }
 
 /** Sets the given columns of a single record (id 1), which must exist. */
@@ -175,17 +232,6 @@ export async function updateSingle(
   const sets = Object.entries(fields).map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${v}`);
   sets.push(sql.fragment`updated_at = ${ts(at)}`);
   await db.query(sql.unsafe`UPDATE ${sql.identifier([table])} SET ${sql.join(sets, sql.fragment`, `)} WHERE id = 1`);
-}
-
-export interface Delivery {
-  trigger_id: string;
-  attempt: number;
-  url: string;
-  count: number;
-  ok: boolean;
-  status_code: number | null;
-  error: string;
-  duration_ms: number;
 }
 
 /** Keeps the attempt and drops all but the latest `keep`. */
@@ -205,9 +251,9 @@ export async function listDeliveries(
   limit: number,
   offset: number,
 ): Promise<{ items: Array<Delivery & { id: number; createdAt: string }>; total: number }> {
-  const total = (await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM log_webhook_deliveries`)) as number;
-  const items = (await db.any(sql.unsafe`
+  const total = await db.oneFirst(sql.type(count)`SELECT count(*)::int AS count FROM log_webhook_deliveries`);
+  const items = await db.any(sql.type(deliveryRead)`
     SELECT id, trigger_id, attempt, url, count, ok, status_code, error, duration_ms, created_at AS "createdAt"
-    FROM log_webhook_deliveries ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)) as Array<Delivery & { id: number; createdAt: string }>;
-  return { items, total };
+    FROM log_webhook_deliveries ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`);
+  return { items: [...items], total };
 }

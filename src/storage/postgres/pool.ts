@@ -4,6 +4,7 @@
  */
 import { createPool, type DatabasePool } from 'slonik';
 import { createTypeParsers } from './type-parsers.js';
+import { resultParser } from './result-parser.js';
 import { rethrowAs } from '../outage.js';
 
 /**
@@ -28,6 +29,7 @@ export async function connectPool(
   const pool = await createPool(withUtcSession(url), {
     maximumPoolSize: opts.maxSize ?? 10,
     typeParsers: createTypeParsers(),
+    interceptors: [resultParser],
   });
   return reportingOutages(pool);
 }

@@ -5,7 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { badRequest } from '../errors.js';
-import { fieldErrors } from './schema.js';
+import { fieldErrors } from './validate.js';
 
 /** The body's JSON; undefined when it is empty. Takes a Buffer or the Uint8Array a worker receives. */
 export function parseJson(body: Uint8Array | null): unknown {

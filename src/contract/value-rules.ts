@@ -16,7 +16,7 @@
  * Docs: docs/architecture.md, "HTTP conventions".
  */
 import { _, type Ajv, type FuncKeywordDefinition, type KeywordDefinition } from 'ajv';
-import type { JSONSchema } from './schema.js';
+import type { JSONSchema } from './validate.js';
 
 /** The smallest and largest integers accepted where a schema gives no bound. */
 export const MIN_INTEGER = -Number.MAX_SAFE_INTEGER;
