@@ -50,7 +50,7 @@ export function literal(value: unknown, name: string): string {
  * sends a bound Date: ClickHouse reads a shorter number (`0.000`) as a broken
  * date, not as a timestamp, and a DateTime takes no fraction.
  * Instants before 1970 have no such form; the routes' schemas keep query
- * times within 1970-2099 (src/http/value-rules.ts), so this refusal is a bug.
+ * times within 1970-2099 (src/contract/value-rules.ts), so this refusal is a bug.
  */
 function unixText(value: Date, name: string): string {
   const ms = value.getTime();
