@@ -6,7 +6,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../session';
 import { href, navigate } from '../router';
-import { Async, Badge, Confirm, Field, Link, Modal, Num, SecretOnce, Table, Tile, Time } from '../ui/components';
+import { Async, Badge, Confirm, ErrorBox, Field, Link, Modal, SecretOnce, Time } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { ApiForm } from '../ui/form';
 import { TimeChart } from '../ui/chart';
@@ -42,6 +42,17 @@ export function Tenant({ params }: { params: Record<string, string> }) {
   const close = () => setDialog(null);
   const done = () => (setDialog(null), master.reload(), keys.reload());
 
+  // A master that does not exist (or no longer): its error alone, not empty charts and key actions under it.
+  if (master.error?.status === 404) {
+    return (
+      <section>
+        <p>
+          <Link to={href('/tenants')}>← Tenants</Link>
+        </p>
+        <ErrorBox error={master.error} />
+      </section>
+    );
+  }
   return (
     <section>
       <p>
