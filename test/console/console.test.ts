@@ -254,10 +254,11 @@ t.test('admin: logs posted to /logs appear in the logs view and the overview cha
     t.equal((await cp.page.textContent('.pager .total'))!.trim(), '8', 'the logs of that bucket and model');
 
     // With top_n=1, model-b is the `other` series: its point opens the bucket without a model filter, and says so.
-    // todo: after the merge of the exact-ranges and default-window changes the click on the `other` point at mid-height
-    // no longer navigates (seen 2026-11-25, 3 runs); the drill-down itself was shown working before; cause not found yet.
-    await t.test('the `other` point opens its bucket without a model filter', { todo: 'the click no longer navigates; cause not found' }, async (t) => {
+    // (A press on a point that uPlot redraws under the pointer gets no 'click' from the browser: the chart reads
+    // press and release instead, and this point, at mid-height, is such a one.)
+    await t.test('the `other` point opens its bucket without a model filter', async (t) => {
       await open(cp, 'overview', '/console/overview?top_n=1');
+      t.match(await cp.page.textContent('.chart'), /other/, 'the chart has the `other` series');
       cp.view = 'logs';
       await clickBucket(cp, bucket, 0.5);
       await settled(cp.page, 'logs');
@@ -305,6 +306,101 @@ t.test('admin: acknowledge an alert', async (t) => {
   });
 });
 
+t.test("admin: edit a child key's limits and suspend it on its master's page", async (t) => {
+  const k = await svc.request('POST', `/admin/masters/${tenant.id}/keys`, { ...admin, body: { name: 'limits-key' } });
+  await withPage(t, 'admin', async (cp) => {
+    await signIn(cp, adminToken, `/console/tenants/${tenant.id}`);
+    cp.view = 'tenant';
+    await settled(cp.page, 'tenant');
+    const row = cp.page.locator('table[aria-label="child keys"] tbody tr', { hasText: 'limits-key' });
+    await row.locator('button', { hasText: 'Edit' }).click();
+    await cp.page.fill('form[aria-label="edit child key"] input[name="quota_limit"]', '5000');
+    await cp.page.selectOption('form[aria-label="edit child key"] select[name="quota_reset_type"]', 'monthly');
+    await screenshot(cp.page, 'admin-tenant-key-edit');
+    await cp.page.click('form[aria-label="edit child key"] button[type="submit"]');
+    await cp.page.waitForSelector('dialog[open]', { state: 'detached' });
+    t.match((await svc.request('GET', `/admin/keys/${k.json.id}`, admin)).json, { quota_limit: 5000, quota_reset_type: 'monthly', status: 'active' }, 'the limits changed');
+    await row.locator('button', { hasText: 'Suspend' }).click();
+    t.match(await cp.page.textContent('dialog[open]'), /refused until it is resumed/, 'the confirmation says what happens');
+    await cp.page.click('dialog[open] button.danger');
+    await row.locator('button', { hasText: 'Resume' }).waitFor();
+    t.equal((await svc.request('GET', `/admin/keys/${k.json.id}`, admin)).json.status, 'suspended');
+    t.equal((await svc.request('GET', '/auth/whoami', { token: k.json.key_secret })).status, 401, 'the suspended key is refused');
+    await screenshot(cp.page, 'admin-tenant-keys');
+    await row.locator('button', { hasText: 'Resume' }).click();
+    await cp.page.click('dialog[open] button.primary');
+    await row.locator('button', { hasText: 'Suspend' }).waitFor();
+    t.equal((await svc.request('GET', '/auth/whoami', { token: k.json.key_secret })).status, 200, 'resumed');
+  });
+});
+
+t.test('admin: create and edit one upstream key; a 400 shows at its field', async (t) => {
+  await withPage(t, 'admin', async (cp) => {
+    await signIn(cp, adminToken, '/console/upstreams');
+    cp.view = 'upstreams';
+    await settled(cp.page, 'upstreams');
+    await cp.page.click('text=New key');
+    await cp.page.fill('form[aria-label="upstream key"] input[name="api_key"]', 'sk-console-made-9876');
+    await cp.page.fill('form[aria-label="upstream key"] input[name="weight"]', '7');
+    await cp.page.click('form[aria-label="upstream key"] button[type="submit"]');
+    await cp.page.waitForSelector('table[aria-label="upstream keys"] >> text=9876');
+    const made = ((await svc.request('GET', '/admin/api-keys?limit=100', admin)).json.items as Array<{ id: number; api_key: string; weight: number; status: string }>).find((k) => k.api_key.endsWith('9876'))!;
+    t.match(made, { weight: 7, status: 'active' }, 'created with its weight');
+    t.equal((await svc.request('GET', `/admin/api-keys/${made.id}`, admin)).json.api_key, 'sk-console-made-9876', 'with the secret typed');
+
+    const row = cp.page.locator('table[aria-label="upstream keys"] tbody tr', { hasText: '9876' });
+    await row.locator('button', { hasText: 'Edit' }).click();
+    cp.allowStatus.add(400);
+    await cp.page.fill('form[aria-label="upstream key"] input[name="weight"]', 'heavy');
+    await cp.page.click('form[aria-label="upstream key"] button[type="submit"]');
+    await cp.page.waitForSelector('[data-field="weight"] .field-error');
+    t.match(await cp.page.textContent('[data-field="weight"] .field-error'), /integer/, 'the API message at the field');
+    await cp.page.fill('form[aria-label="upstream key"] input[name="weight"]', '3');
+    await cp.page.selectOption('form[aria-label="upstream key"] select[name="status"]', 'manual_disabled');
+    await cp.page.click('form[aria-label="upstream key"] button[type="submit"]');
+    await cp.page.waitForSelector('dialog[open]', { state: 'detached' });
+    t.match((await svc.request('GET', `/admin/api-keys/${made.id}`, admin)).json, { weight: 3, status: 'manual_disabled', api_key: 'sk-console-made-9876' }, 'edited; the secret left empty is unchanged');
+    await screenshot(cp.page, 'admin-upstreams-keys');
+  });
+});
+
+t.test('empty, loading and error states (screenshots)', async (t) => {
+  const quiet = await svc.request('POST', '/admin/masters', { ...admin, body: { name: 'quiet', group: 'default' } });
+  await withPage(t, 'admin', async (cp) => {
+    await signIn(cp, adminToken, '/console/logs?model=no-such-model');
+    cp.view = 'logs';
+    await settled(cp.page, 'logs');
+    t.match(await cp.page.textContent('.state.empty'), /No log records match/);
+    await screenshot(cp.page, 'state-empty-logs');
+    await open(cp, 'tenant', `/console/tenants/${quiet.json.id}`);
+    t.match(await cp.page.textContent('main#content'), /No traffic in the last 7 days/);
+    t.match(await cp.page.textContent('main#content'), /No child keys yet/);
+    await screenshot(cp.page, 'state-empty-tenant');
+
+    cp.allowStatus.add(404);
+    await open(cp, 'tenant', '/console/tenants/999999');
+    await cp.page.waitForSelector('.state.error');
+    t.match(await cp.page.textContent('.state.error'), /not found[\s\S]*X-Request-ID/i, 'the message and the request id');
+    await screenshot(cp.page, 'state-error-tenant');
+
+    // The realtime answer held back in the browser a moment: the tiles' loading state.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await cp.page.route('**/admin/realtime', async (route) => {
+      await held;
+      await route.continue();
+    });
+    cp.view = 'overview';
+    await cp.page.evaluate(`history.pushState(null, '', '/console/'); dispatchEvent(new PopStateEvent('popstate'));`);
+    await cp.page.waitForSelector('.state.loading');
+    await screenshot(cp.page, 'state-loading-overview');
+    release();
+    await settled(cp.page, 'overview');
+    await cp.page.unroute('**/admin/realtime');
+    cp.calls.length = 0; // not calls a view makes when it opens: kept out of the bench's list
+  });
+});
+
 t.test('admin: every view opens without an error (screenshots)', async (t) => {
   await withPage(t, 'admin', async (cp) => {
     await signIn(cp, adminToken);
@@ -336,6 +432,47 @@ t.test('admin: every view opens without an error (screenshots)', async (t) => {
   });
 });
 
+t.test('admin: dead letters on the Operations page: replay one, delete another, each confirmed', async (t) => {
+  // Rows the engine refuses, crafted below the HTTP path as test/logs/dead-letters.test.ts does: POISON reaches
+  // ClickHouse as a lone surrogate (Code 25). Master 990 so that no other subtest's counts move.
+  const ch = svc.service.context.clickhouse;
+  const real = ch.insert.bind(ch);
+  ch.insert = (table, rows, options) => real(table, Buffer.from(rows.toString().replaceAll('"POISON"', '"\\ud800"')), options);
+  try {
+    for (const n of [1, 2]) {
+      t.equal((await svc.request('POST', '/logs', { body: Array.from({ length: n }, () => ({ master_id: 990, key_id: 1, status_code: 200, model: 'POISON' })) })).status, 202);
+      await svc.service.system.ask('logs', 'flush');
+    }
+  } finally {
+    ch.insert = real;
+  }
+  const letters = (await svc.request('GET', '/admin/logs/dead-letters', admin)).json as { items: Array<{ id: string; records: number }>; records: number };
+  t.equal(letters.records, 3, 'three records dead-lettered');
+  await withPage(t, 'admin', async (cp) => {
+    await signIn(cp, adminToken, '/console/operations');
+    cp.view = 'operations';
+    await settled(cp.page, 'operations');
+    t.equal(await cp.page.locator('table[aria-label="dead letters"] tbody tr').count(), letters.items.length);
+    await screenshot(cp.page, 'admin-operations-dead-letters');
+    const one = letters.items.find((l) => l.records === 1)!;
+    const two = letters.items.find((l) => l.records === 2)!;
+    await cp.page.locator('table[aria-label="dead letters"] tbody tr', { hasText: one.id }).first().locator('button', { hasText: 'Replay' }).click();
+    t.match(await cp.page.textContent('dialog[open]'), new RegExp(`1 records of dead letter ${one.id}`), 'the confirmation names the letter and its records');
+    await cp.page.click('dialog[open] button.primary');
+    await cp.page.waitForSelector('.notice >> text=1 records stored');
+    const rest = cp.page.locator('table[aria-label="dead letters"] tbody tr');
+    await cp.page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('table[aria-label="dead letters"] tbody tr').length === 1);
+    await rest.first().locator('button', { hasText: 'Delete' }).click();
+    t.match(await cp.page.textContent('dialog[open]'), new RegExp(`2 records of dead letter ${two.id} are discarded`));
+    await cp.page.click('dialog[open] button.danger');
+    await cp.page.waitForSelector('text=No dead letters');
+  });
+  const after = (await svc.request('GET', '/admin/logs/pipeline', admin)).json;
+  t.equal(after.dead_lettered, 0, 'none left');
+  const replayed = (await svc.request('GET', '/admin/logs?master_id=990', admin)).json;
+  t.equal(replayed.total, 1, 'the replayed record is stored (it is no longer refused)');
+});
+
 t.test('tenant: own usage, keys (issue with the secret once) and logs', async (t) => {
   await withPage(t, 'master', async (cp) => {
     await signIn(cp, tenant.master_key);
@@ -343,6 +480,7 @@ t.test('tenant: own usage, keys (issue with the secret once) and logs', async (t
     await settled(cp.page, 'usage');
     t.match(await cp.page.textContent('.who'), /master tenant-one/);
     t.equal(await cp.page.locator('nav.sidebar >> text=Tenants').count(), 0, 'no admin views');
+    t.match(await cp.page.textContent('[data-testid="freshness"]'), /Data up to/, 'the chart says how fresh its data is');
     await screenshot(cp.page, 'tenant-usage');
     await open(cp, 'keys', '/console/keys');
     await cp.page.click('text=Issue key');
@@ -353,6 +491,11 @@ t.test('tenant: own usage, keys (issue with the secret once) and logs', async (t
     t.equal((await svc.request('GET', '/auth/whoami', { token: secret })).json.master_id, tenant.id);
     await cp.page.click('text=I have copied it');
     await cp.page.waitForSelector('table[aria-label="child keys"] >> text=self-issued');
+    const own = cp.page.locator('table[aria-label="child keys"] tbody tr', { hasText: 'self-issued' });
+    await own.locator('button', { hasText: 'Suspend' }).click();
+    await cp.page.click('dialog[open] button.danger');
+    await own.locator('button', { hasText: 'Resume' }).waitFor();
+    t.equal((await svc.request('GET', '/auth/whoami', { token: secret })).status, 401, 'its own key suspended');
     await screenshot(cp.page, 'tenant-keys');
     await open(cp, 'logs', '/console/logs');
     t.equal((await cp.page.textContent('.pager .total'))!.trim(), '12', 'own logs');

@@ -64,8 +64,9 @@ export default defineActor({
       return keyView(k);
     },
 
+    // PUT /v1/tokens/{id} (a master, its own keys) and PUT /admin/keys/{id} (the admin, any master's key).
     update: ({ principal, params, body }: RouteInput<KeyInput, unknown, Id>, ctx) =>
-      changeKey(ctx, params.id, tenant(principal), (cur, masterAllowed) => {
+      changeKey(ctx, params.id, principal.type === 'admin' ? undefined : tenant(principal), (cur, masterAllowed) => {
         const now = ctx.now();
         const fields: Record<string, unknown> = {};
         for (const f of ['name', 'scopes', 'quota_limit', 'model_limits_enabled', 'status'] as const) {

@@ -12,6 +12,8 @@ import { short } from './format';
 export interface Series {
   name: string;
   data: (number | null)[];
+  /** Drawn against a second axis on the right (a figure of another size, e.g. tokens beside requests). */
+  right?: boolean;
 }
 
 export interface Marker {
@@ -21,7 +23,7 @@ export interface Marker {
 
 const palette = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#ec4899', '#14b8a6', '#84cc16', '#f97316', '#6366f1'];
 
-export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped, range }: {
+export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped, range, unit = '' }: {
   x: number[];
   /** The window shown (Unix seconds), whatever buckets have data: one point or a change after the last bucket still fits. */
   range?: [number, number];
@@ -31,6 +33,8 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
   height?: number;
   label: string;
   stepped?: boolean;
+  /** Appended to the axis values and hover values ('%'). */
+  unit?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -43,21 +47,29 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
     const ink = css.getPropertyValue('--muted').trim() || '#888';
     const grid = css.getPropertyValue('--grid').trim() || 'rgba(128,128,128,.2)';
     const axis = { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const fmt = (v: number | null) => (v === null ? '–' : short(v) + unit);
+    const right = series.find((s) => s.right);
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth),
       height,
       cursor: { focus: { prox: 30 } },
       focus: { alpha: 0.4 },
       scales: { x: range ? { time: true, range: () => range } : { time: true } },
-      axes: [axis, { ...axis, size: 60, values: (_u, vals) => vals.map((v) => short(v)) }],
+      axes: [
+        axis,
+        { ...axis, size: 60, values: (_u, vals) => vals.map(fmt) },
+        ...(right ? [{ ...axis, scale: 'right', side: 1, size: 60, grid: { show: false }, label: right.name, values: (_u: uPlot, vals: number[]) => vals.map(fmt) }] : []),
+      ],
       series: [
         {},
         ...series.map((s, i) => ({
           label: s.name,
           stroke: s.name === 'other' ? '#9ca3af' : palette[i % palette.length],
           width: 1.5,
-          points: { show: x.length < 80 },
-          value: (_u: uPlot, v: number | null) => (v === null ? '–' : short(v)),
+          ...(s.right ? { scale: 'right' } : {}),
+          // Few buckets, or gaps between them: show the points, large enough to see a lone one.
+          points: { show: x.length < 80 || s.data.some((v) => v === null), size: 7 },
+          value: (_u: uPlot, v: number | null) => fmt(v),
           ...(stepped ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}),
         })),
       ],
@@ -84,7 +96,14 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
     };
     const u = new uPlot(opts, [x, ...series.map((s) => s.data)] as uPlot.AlignedData, el);
     plot.current = u;
-    u.over.addEventListener('click', () => {
+    // A press and release in one place is a click on a point (not a drag). Not the 'click' event: the browser
+    // leaves it out when the element pressed changed under the pointer meanwhile (uPlot redraws its cursor).
+    let down: [number, number] | null = null;
+    u.over.addEventListener('mousedown', (e) => (down = e.button === 0 ? [e.clientX, e.clientY] : null));
+    u.over.addEventListener('mouseup', (e) => {
+      const pressed = down;
+      down = null;
+      if (!pressed || Math.abs(pressed[0] - e.clientX) > 4 || Math.abs(pressed[1] - e.clientY) > 4) return;
       const idx = u.cursor.idx;
       const top = u.cursor.top ?? 0;
       if (idx === null || idx === undefined || !cb.current.onPoint) return;
@@ -94,7 +113,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
         if (!u.series[i + 1]!.show) return;
         const v = s.data[idx];
         if (v === null || v === undefined) return;
-        const d = Math.abs(u.valToPos(v, 'y') - top);
+        const d = Math.abs(u.valToPos(v, s.right ? 'right' : 'y') - top);
         if (d < bestDist) (bestDist = d), (best = i);
       });
       if (best >= 0) cb.current.onPoint(x[idx]!, series[best]!.name, idx);
@@ -106,7 +125,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
       u.destroy();
       plot.current = null;
     };
-  }, [x, series, height, stepped, range?.[0], range?.[1]]);
+  }, [x, series, height, stepped, unit, range?.[0], range?.[1]]);
 
   useEffect(() => plot.current?.redraw(false), [markers]);
 

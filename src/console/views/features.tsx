@@ -18,6 +18,7 @@ export function Features() {
             label="feature flags"
             submitLabel="Save changes"
             onSubmit={async (body) => {
+              setSaved('');
               const changed: Record<string, unknown> = {};
               for (const [k, v] of Object.entries(body)) if ((f as Record<string, unknown>)[k] !== v) changed[k] = v;
               if (Object.keys(changed).length === 0) return setSaved('Nothing changed.');

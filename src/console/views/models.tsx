@@ -1,9 +1,9 @@
 /** Models: the capability registry (create, edit, delete) and the registry's refresh, status and rollback. */
 import { useState } from 'preact/hooks';
 import { api } from '../session';
-import { Async, Badge, Confirm, ErrorBox, Field, Modal, Num, Table, Tile, Time } from '../ui/components';
+import { Async, Badge, Confirm, ErrorBox, Field, Num, Table, Tile, Time } from '../ui/components';
 import { useAction, useApi } from '../ui/hooks';
-import { ApiForm } from '../ui/form';
+import { EditDialog, RowActions } from '../ui/crud';
 import type { Success } from '../api/client';
 
 type Model = Success<'/admin/models', 'get'>[number];
@@ -13,7 +13,7 @@ const flags = ['supports_fim', 'supports_functions', 'supports_tool_choice', 'su
 export function Models() {
   const models = useApi((signal) => api.get('/admin/models', { signal }), []);
   const registry = useApi((signal) => api.get('/admin/model-registry/status', { signal }), []);
-  const [editing, setEditing] = useState<Model | 'new' | null>(null);
+  const [editing, setEditing] = useState<{ model: Model | undefined } | null>(null);
   const [deleting, setDeleting] = useState<Model | null>(null);
   const [rollback, setRollback] = useState(false);
   const refresh = useAction(async (ref: string) => {
@@ -54,7 +54,7 @@ export function Models() {
       </Async>
       <h2>Capabilities</h2>
       <div class="toolbar">
-        <button type="button" class="primary" onClick={() => setEditing('new')}>New model</button>
+        <button type="button" class="primary" onClick={() => setEditing({ model: undefined })}>New model</button>
       </div>
       <Async state={models} empty={(m) => (m.length === 0 ? 'No models yet.' : false)}>
         {(list) => (
@@ -70,51 +70,37 @@ export function Models() {
               { title: 'Cost / token', cell: (m) => m.cost_per_token, class: 'right' },
               { title: 'Capabilities', cell: (m) => flags.filter((f) => m[f]).map((f) => f.replace('supports_', '')).join(', ') || '–' },
               { title: 'Source', cell: (m) => <Badge value={m.source} /> },
-              {
-                title: 'Actions',
-                cell: (m) => (
-                  <span class="row-actions">
-                    <button type="button" onClick={() => setEditing(m)}>Edit</button>
-                    <button type="button" class="danger" onClick={() => setDeleting(m)}>Delete</button>
-                  </span>
-                ),
-              },
+              { title: 'Actions', cell: (m) => <RowActions onEdit={() => setEditing({ model: m })} onDelete={() => setDeleting(m)} /> },
             ]}
           />
         )}
       </Async>
       {editing && (
-        <Modal title={editing === 'new' ? 'New model' : `Edit ${editing.name}`} onClose={() => setEditing(null)}>
-          <ApiForm
-            label="model"
-            submitLabel="Save"
-            cancel={() => setEditing(null)}
-            onSubmit={async (body) => {
-              if (editing === 'new') await api.post('/admin/models', { body: body as never });
-              else await api.put('/admin/models/{id}', { path: { id: editing.id }, body });
-              setEditing(null);
-              models.reload();
-            }}
-          >
-            {(e) => {
-              const m = editing === 'new' ? undefined : editing;
-              return (
-                <>
-                  <Field label="Name" name="name" error={e.name}><input name="name" defaultValue={m?.name ?? ''} /></Field>
-                  <Field label="Kind" name="kind" error={e.kind}>
-                    <select name="kind" defaultValue={m?.kind ?? 'chat'}>{kinds.map((k) => <option key={k} value={k}>{k}</option>)}</select>
-                  </Field>
-                  <Field label="Context window" name="context_window" error={e.context_window}><input name="context_window" inputMode="numeric" defaultValue={m ? String(m.context_window) : ''} /></Field>
-                  <Field label="Max output tokens" name="max_output_tokens" error={e.max_output_tokens}><input name="max_output_tokens" inputMode="numeric" defaultValue={m ? String(m.max_output_tokens) : ''} /></Field>
-                  <Field label="Cost per token" name="cost_per_token" error={e.cost_per_token}><input name="cost_per_token" inputMode="numeric" defaultValue={m ? String(m.cost_per_token) : ''} /></Field>
-                  {flags.map((f) => (
-                    <label class="check" key={f}><input type="checkbox" name={f} defaultChecked={m?.[f] ?? false} /> {f}</label>
-                  ))}
-                </>
-              );
-            }}
-          </ApiForm>
-        </Modal>
+        <EditDialog<Model>
+          what="model"
+          label="model"
+          current={editing.model}
+          title={editing.model ? `Edit ${editing.model.name}` : undefined}
+          create={(body) => api.post('/admin/models', { body: body as never })}
+          update={(m, body) => api.put('/admin/models/{id}', { path: { id: m.id }, body })}
+          onClose={() => setEditing(null)}
+          onSaved={() => (setEditing(null), models.reload())}
+        >
+          {(e, m) => (
+            <>
+              <Field label="Name" name="name" error={e.name}><input name="name" defaultValue={m?.name ?? ''} /></Field>
+              <Field label="Kind" name="kind" error={e.kind}>
+                <select name="kind" defaultValue={m?.kind ?? 'chat'}>{kinds.map((k) => <option key={k} value={k}>{k}</option>)}</select>
+              </Field>
+              <Field label="Context window" name="context_window" error={e.context_window}><input name="context_window" inputMode="numeric" defaultValue={m ? String(m.context_window) : ''} /></Field>
+              <Field label="Max output tokens" name="max_output_tokens" error={e.max_output_tokens}><input name="max_output_tokens" inputMode="numeric" defaultValue={m ? String(m.max_output_tokens) : ''} /></Field>
+              <Field label="Cost per token" name="cost_per_token" error={e.cost_per_token}><input name="cost_per_token" inputMode="numeric" defaultValue={m ? String(m.cost_per_token) : ''} /></Field>
+              {flags.map((f) => (
+                <label class="check" key={f}><input type="checkbox" name={f} defaultChecked={m?.[f] ?? false} /> {f}</label>
+              ))}
+            </>
+          )}
+        </EditDialog>
       )}
       {deleting && (
         <Confirm title="Delete model" danger confirmLabel="Delete" onCancel={() => setDeleting(null)} onDone={() => (setDeleting(null), models.reload())} action={() => api.delete('/admin/models/{id}', { path: { id: deleting.id } })}>

@@ -1,55 +1,44 @@
-/** A tenant's own usage (/v1/stats: totals, by model, by day; period switch) and realtime figures (/v1/realtime). */
+/** A tenant's own usage (/v1/stats: totals, by model, by day; period switch), realtime figures (/v1/realtime) and how fresh they are. */
 import { useMemo } from 'preact/hooks';
 import { api } from '../session';
-import { href, setQuery, useLocation, navigate } from '../router';
-import { Async, Num, Table, Tile } from '../ui/components';
+import { href, useLocation, navigate } from '../router';
+import { Async, Empty, Num, Table, Tile } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { ms, pct } from '../ui/format';
 import { TimeChart } from '../ui/chart';
+import { Freshness, useOwnFreshness } from './pipeline';
+import { PeriodSwitch, RealtimeTiles, periodOf } from './usage-parts';
 
 const periods = ['today', 'last7d', 'last30d'] as const;
-type Period = (typeof periods)[number];
 
 export function MyUsage() {
   const { query } = useLocation();
-  const period = (periods as readonly string[]).includes(query.get('period') ?? '') ? (query.get('period') as Period) : 'today';
+  const period = periodOf(periods, query.get('period'));
   const stats = useApi((signal) => api.get('/v1/stats', { query: { period }, signal }), [period]);
   const realtime = useApi((signal) => api.get('/v1/realtime', { signal }), [], 5000);
+  const fresh = useOwnFreshness();
   return (
     <section>
       <h1>Usage</h1>
       <h2>Realtime</h2>
-      <Async state={realtime}>
-        {(r) => (
-          <div class="tiles" data-testid="realtime">
-            <Tile label="QPS now" value={r.last_minute.qps.toFixed(2)} sub={r.rate_limit.limit ? `of ${r.rate_limit.limit} (${pct(r.rate_limit.utilization, 0)})` : 'no limit'} />
-            <Tile label="Requests (last minute)" value={<Num n={r.last_minute.requests} />} />
-            <Tile label="Tokens (last minute)" value={<Num n={r.last_minute.tokens} compact />} />
-            <Tile label="Requests (5 minutes)" value={<Num n={r.last_5_minutes.requests} />} />
-          </div>
-        )}
-      </Async>
-      <div class="toolbar" role="group" aria-label="period">
-        {periods.map((p) => (
-          <button type="button" key={p} aria-pressed={p === period} onClick={() => setQuery({ period: p === 'today' ? undefined : p }, { push: true })}>
-            {p}
-          </button>
-        ))}
-      </div>
+      <Async state={realtime}>{(r) => <RealtimeTiles r={r} />}</Async>
+      <h2>Totals</h2>
+      <PeriodSwitch periods={periods} current={period} />
       <Async state={stats}>
         {(s) => (
           <>
             <div class="tiles" data-testid="summary">
               <Tile label="Requests" value={<Num n={s.totals.requests} compact />} />
-              <Tile label="Errors" value={<Num n={s.totals.errors} compact />} sub={pct(s.totals.error_rate)} />
+              <Tile label="Errors" value={<Num n={s.totals.errors} compact />} sub={`${pct(s.totals.error_rate)} of requests`} />
               <Tile label="Tokens" value={<Num n={s.totals.tokens} compact />} />
               <Tile label="Avg latency" value={ms(s.totals.avg_latency_ms)} />
             </div>
             <h2>By day</h2>
-            {s.by_day.length === 0 ? <p class="state empty">No requests in this period.</p> : <ByDay days={s.by_day} />}
+            {s.by_day.length === 0 ? <Empty>No requests in this period.</Empty> : <ByDay days={s.by_day} range={[s.since, s.until]} />}
+            <Freshness state={fresh} />
             <h2>By model</h2>
             {s.by_model.length === 0 ? (
-              <p class="state empty">No requests in this period.</p>
+              <Empty>No requests in this period.</Empty>
             ) : (
               <Table
                 label="usage by model"
@@ -79,8 +68,21 @@ const Bar = ({ ratio }: { ratio: number }) => (
   </span>
 );
 
-function ByDay({ days }: { days: { start: number | null; requests: number; tokens: number }[] }) {
-  const x = useMemo(() => days.map((d) => d.start ?? 0), [days]);
-  const series = useMemo(() => [{ name: 'requests', data: days.map((d) => d.requests) }, { name: 'tokens', data: days.map((d) => d.tokens) }], [days]);
-  return <TimeChart label="usage by day" x={x} series={series} height={200} />;
+const DAY = 86400;
+
+/**
+ * Requests (left axis) and tokens (right axis) per day, over the whole period's days even when only some have
+ * traffic; each day's point stands at its middle, so that a single day (today) is not drawn against the edge.
+ */
+function ByDay({ days, range }: { days: { start: number | null; requests: number; tokens: number }[]; range: [number, number] }) {
+  const x = useMemo(() => days.map((d) => (d.start ?? 0) + DAY / 2), [days]);
+  const series = useMemo(
+    () => [
+      { name: 'requests', data: days.map((d) => d.requests) },
+      { name: 'tokens', data: days.map((d) => d.tokens), right: true },
+    ],
+    [days],
+  );
+  const whole: [number, number] = [Math.floor(range[0] / DAY) * DAY, Math.ceil(range[1] / DAY) * DAY];
+  return <TimeChart label="usage by day" x={x} series={series} height={220} range={whole} />;
 }

@@ -13,9 +13,9 @@ import { TimeChart, type Marker } from '../ui/chart';
 import { rangeOf, ranges, windowOf, type RangeKey } from './common';
 import { useAuditMarkers, MarkerList } from './markers';
 import { Freshness, PipelineTiles, usePipeline } from './pipeline';
+import { PeriodSwitch, RealtimeTiles, periodOf } from './usage-parts';
 
 const periods = ['today', 'last7d', 'last30d', 'all'] as const;
-type Period = (typeof periods)[number];
 
 type Trend = { direction: 'up' | 'down' | 'flat' | 'new'; delta_percent: number | null } | undefined;
 const arrow = (t: Trend) =>
@@ -28,7 +28,7 @@ const arrow = (t: Trend) =>
 
 export function Overview() {
   const { query } = useLocation();
-  const period = (periods as readonly string[]).includes(query.get('period') ?? '') ? (query.get('period') as Period) : 'today';
+  const period = periodOf(periods, query.get('period'));
   const range = rangeOf(query.get('range'));
   const metric = query.get('metric') === 'tokens' ? 'tokens' : 'requests';
   const topN = Math.min(20, Math.max(1, Number(query.get('top_n')) || 5));
@@ -50,13 +50,7 @@ export function Overview() {
   return (
     <section>
       <h1>Overview</h1>
-      <div class="toolbar" role="group" aria-label="period">
-        {periods.map((p) => (
-          <button type="button" key={p} aria-pressed={p === period} onClick={() => setQuery({ period: p === 'today' ? undefined : p }, { push: true })}>
-            {p}
-          </button>
-        ))}
-      </div>
+      <PeriodSwitch periods={periods} current={period} />
       <Async state={summary}>
         {(s) => (
           <div class="tiles" data-testid="summary">
@@ -72,17 +66,8 @@ export function Overview() {
         )}
       </Async>
       <h2>Realtime</h2>
-      <Async state={realtime}>
-        {(r) => (
-          <div class="tiles" data-testid="realtime">
-            <Tile label="QPS (last minute)" value={r.last_minute.qps.toFixed(2)} />
-            <Tile label="Requests (last minute)" value={<Num n={r.last_minute.requests} />} />
-            <Tile label="Tokens (last minute)" value={<Num n={r.last_minute.tokens} compact />} />
-            <Tile label="Errors (last minute)" value={<Num n={r.last_minute.errors} />} />
-            <Tile label="Requests (5 minutes)" value={<Num n={r.last_5_minutes.requests} />} />
-          </div>
-        )}
-      </Async>
+      <Async state={realtime}>{(r) => <RealtimeTiles r={r} />}</Async>
+      <h2>Log pipeline</h2>
       <PipelineTiles state={pipeline} />
       <h2>Traffic</h2>
       <div class="toolbar">
@@ -149,6 +134,6 @@ export function Overview() {
 
 function ErrorRate({ items, markers, range }: { items: { start: number | null; error_rate: number; requests: number }[]; markers: Marker[]; range: [number, number] }) {
   const x = useMemo(() => items.map((i) => i.start ?? 0), [items]);
-  const series = useMemo(() => [{ name: 'error rate %', data: items.map((i) => +(i.error_rate * 100).toFixed(3)) }], [items]);
-  return <TimeChart label="error rate over time" x={x} series={series} markers={markers} height={180} range={range} />;
+  const series = useMemo(() => [{ name: 'error rate', data: items.map((i) => +(i.error_rate * 100).toFixed(3)) }], [items]);
+  return <TimeChart label="error rate over time" x={x} series={series} markers={markers} height={180} range={range} unit="%" />;
 }

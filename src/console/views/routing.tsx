@@ -2,9 +2,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../session';
 import { setQuery, useLocation } from '../router';
-import { Async, Badge, Confirm, ErrorBox, Field, Modal, PagePager, Table } from '../ui/components';
-import { useAction, useApi } from '../ui/hooks';
-import { ApiForm } from '../ui/form';
+import { Async, Badge, Confirm, Field, PagePager, Table } from '../ui/components';
+import { useApi } from '../ui/hooks';
+import { BatchStatus, EditDialog, RowActions, useSelection } from '../ui/crud';
 import type { Success } from '../api/client';
 
 type Binding = Success<'/admin/bindings', 'get'>['items'][number];
@@ -16,13 +16,8 @@ export function Routing() {
   const namespaces = useApi((signal) => api.get('/admin/namespaces', { query: { limit: 100 }, signal }), []);
   const bindings = useApi((signal) => api.get('/admin/bindings', { query: { namespace: namespace || undefined, page, limit: 50 }, signal }), [namespace, page]);
   const groups = useApi((signal) => api.get('/admin/provider-groups', { query: { limit: 100 }, signal }), []);
-  const [dialog, setDialog] = useState<'namespace' | 'binding' | Binding | { delete: Binding } | null>(null);
-  const [selected, setSelected] = useState<Set<number>>(new Set());
-  const batch = useAction(async (status: 'active' | 'disabled') => {
-    await api.put('/admin/bindings/batch/status', { body: { ids: [...selected], status } });
-    setSelected(new Set());
-    bindings.reload();
-  });
+  const [dialog, setDialog] = useState<'namespace' | { binding: Binding | undefined } | { delete: Binding } | null>(null);
+  const selection = useSelection();
   const groupName = (id: number) => groups.data?.items.find((g) => g.id === id)?.name ?? `#${id}`;
   const close = () => setDialog(null);
   return (
@@ -49,13 +44,14 @@ export function Routing() {
         )}
       </Async>
       <h2>Bindings{namespace ? ` in ${namespace}` : ''}</h2>
-      <div class="toolbar">
-        <button type="button" class="primary" onClick={() => setDialog('binding')}>New binding</button>
-        <span class="muted">{selected.size} selected</span>
-        <button type="button" disabled={!selected.size || batch.busy} onClick={() => batch.go('active')}>Activate selected</button>
-        <button type="button" disabled={!selected.size || batch.busy} onClick={() => batch.go('disabled')}>Disable selected</button>
-      </div>
-      {batch.error && <ErrorBox error={batch.error} />}
+      <BatchStatus
+        selection={selection}
+        statuses={[{ status: 'active', label: 'Activate selected' }, { status: 'disabled', label: 'Disable selected' }]}
+        run={(ids, status) => api.put('/admin/bindings/batch/status', { body: { ids, status } })}
+        onDone={bindings.reload}
+      >
+        <button type="button" class="primary" onClick={() => setDialog({ binding: undefined })}>New binding</button>
+      </BatchStatus>
       <Async state={bindings} empty={(b) => (b.total === 0 ? 'No bindings.' : false)}>
         {(b) => (
           <>
@@ -64,25 +60,12 @@ export function Routing() {
               rows={b.items}
               rowKey={(x) => x.id}
               columns={[
-                {
-                  title: '',
-                  cell: (x) => (
-                    <input type="checkbox" aria-label={`select binding ${x.id}`} checked={selected.has(x.id)} onChange={() => setSelected((s) => (s.has(x.id) ? (s.delete(x.id), new Set(s)) : new Set(s.add(x.id))))} />
-                  ),
-                },
+                selection.column<Binding>('binding'),
                 { title: 'bindingKey', cell: (x) => <code>{x.binding_key}</code> },
                 { title: 'Resolves to', cell: (x) => `${groupName(x.group_id)} → ${x.selector_value || x.public_model}` },
                 { title: 'Weight', cell: (x) => x.weight, class: 'right' },
                 { title: 'Status', cell: (x) => <Badge value={x.status} /> },
-                {
-                  title: 'Actions',
-                  cell: (x) => (
-                    <span class="row-actions">
-                      <button type="button" onClick={() => setDialog(x)}>Edit</button>
-                      <button type="button" class="danger" onClick={() => setDialog({ delete: x })}>Delete</button>
-                    </span>
-                  ),
-                },
+                { title: 'Actions', cell: (x) => <RowActions onEdit={() => setDialog({ binding: x })} onDelete={() => setDialog({ delete: x })} /> },
               ]}
             />
             <PagePager total={b.total} page={page} limit={50} onPage={(p) => setQuery({ page: p > 1 ? p : undefined }, { push: true })} />
@@ -90,51 +73,54 @@ export function Routing() {
         )}
       </Async>
       {dialog === 'namespace' && (
-        <Modal title="New namespace" onClose={close}>
-          <ApiForm label="namespace" submitLabel="Create" cancel={close} onSubmit={async (body) => (await api.post('/admin/namespaces', { body: body as never }), close(), namespaces.reload())}>
-            {(e) => (
-              <>
-                <Field label="Name" name="name" error={e.name}><input name="name" /></Field>
-                <Field label="Description" name="description" error={e.description}><input name="description" /></Field>
-              </>
-            )}
-          </ApiForm>
-        </Modal>
+        <EditDialog<never>
+          what="namespace"
+          label="namespace"
+          current={undefined}
+          create={(body) => api.post('/admin/namespaces', { body: body as never })}
+          update={() => Promise.resolve()}
+          onClose={close}
+          onSaved={() => (close(), namespaces.reload())}
+        >
+          {(e) => (
+            <>
+              <Field label="Name" name="name" error={e.name}><input name="name" /></Field>
+              <Field label="Description" name="description" error={e.description}><input name="description" /></Field>
+            </>
+          )}
+        </EditDialog>
       )}
-      {(dialog === 'binding' || (dialog && typeof dialog === 'object' && 'binding_key' in dialog)) && (
-        <Modal title={dialog === 'binding' ? 'New binding' : 'Edit binding'} onClose={close}>
-          <ApiForm
-            label="binding"
-            submitLabel="Save"
-            cancel={close}
-            onSubmit={async (body) => {
-              if (dialog === 'binding') await api.post('/admin/bindings', { body: body as never });
-              else await api.put('/admin/bindings/{id}', { path: { id: (dialog as Binding).id }, body });
-              close();
-              bindings.reload();
-            }}
-          >
-            {(e) => {
-              const b = dialog === 'binding' ? undefined : (dialog as Binding);
-              return (
+      {dialog && typeof dialog === 'object' && 'binding' in dialog && (
+        <EditDialog<Binding>
+          what="binding"
+          label="binding"
+          current={dialog.binding}
+          create={(body) => api.post('/admin/bindings', { body: body as never })}
+          update={(b, body) => api.put('/admin/bindings/{id}', { path: { id: b.id }, body })}
+          onClose={close}
+          onSaved={() => (close(), bindings.reload())}
+        >
+          {(e, b) => (
+            <>
+              {!b && (
                 <>
-                  {!b && (
-                    <>
-                      <Field label="Namespace" name="namespace" error={e.namespace}><input name="namespace" defaultValue={namespace} /></Field>
-                      <Field label="Public model" name="public_model" error={e.public_model}><input name="public_model" /></Field>
-                      <Field label="Provider group id" name="group_id" error={e.group_id}><input name="group_id" inputMode="numeric" /></Field>
-                    </>
-                  )}
-                  <Field label="Upstream model (selector)" name="selector_value" error={e.selector_value}><input name="selector_value" defaultValue={b?.selector_value ?? ''} /></Field>
-                  <Field label="Weight" name="weight" error={e.weight}><input name="weight" inputMode="numeric" defaultValue={b ? String(b.weight) : ''} /></Field>
-                  <Field label="Status" name="status" error={e.status}>
-                    <select name="status" defaultValue={b?.status ?? 'active'}><option value="active">active</option><option value="disabled">disabled</option></select>
+                  <Field label="Namespace" name="namespace" error={e.namespace}><input name="namespace" defaultValue={namespace} /></Field>
+                  <Field label="Public model" name="public_model" error={e.public_model}><input name="public_model" /></Field>
+                  <Field label="Provider group" name="group_id" error={e.group_id}>
+                    <select name="group_id" data-type="number">
+                      {(groups.data?.items ?? []).map((g) => <option key={g.id} value={String(g.id)}>#{g.id} {g.name}</option>)}
+                    </select>
                   </Field>
                 </>
-              );
-            }}
-          </ApiForm>
-        </Modal>
+              )}
+              <Field label="Upstream model (selector)" name="selector_value" error={e.selector_value}><input name="selector_value" defaultValue={b?.selector_value ?? ''} /></Field>
+              <Field label="Weight" name="weight" error={e.weight}><input name="weight" inputMode="numeric" defaultValue={b ? String(b.weight) : ''} /></Field>
+              <Field label="Status" name="status" error={e.status}>
+                <select name="status" defaultValue={b?.status ?? 'active'}><option value="active">active</option><option value="disabled">disabled</option></select>
+              </Field>
+            </>
+          )}
+        </EditDialog>
       )}
       {dialog && typeof dialog === 'object' && 'delete' in dialog && (
         <Confirm title="Delete binding" danger confirmLabel="Delete" onCancel={close} onDone={() => (close(), bindings.reload())} action={() => api.delete('/admin/bindings/{id}', { path: { id: dialog.delete.id } })}>

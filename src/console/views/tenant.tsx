@@ -1,20 +1,22 @@
 /**
  * One master: its realtime figures (refreshed), usage chart (click: its logs),
- * child keys (issue with the secret shown once, access, revoke), and the
+ * child keys (issue with the secret shown once, edit limits, suspend, access, revoke), and the
  * master's own actions: edit, freeze/unfreeze, reset key, access, delete.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../session';
 import { href, navigate } from '../router';
-import { Async, Badge, Confirm, Field, Link, Modal, Num, SecretOnce, Table, Tile, Time } from '../ui/components';
+import { Async, Badge, Confirm, ErrorBox, Field, Link, Modal, SecretOnce, Time } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { ApiForm } from '../ui/form';
 import { TimeChart } from '../ui/chart';
 import { pct } from '../ui/format';
 import { windowOf } from './common';
-import { KeyForm } from './key-form';
+import { ChildKeys, type KeyCalls } from './child-keys';
+import { Freshness, usePipeline } from './pipeline';
+import { RealtimeTiles } from './usage-parts';
 
-type Dialog = 'edit' | 'freeze' | 'unfreeze' | 'reset' | 'delete' | 'access' | 'issue' | { revoke: number } | { access: number } | null;
+type Dialog = 'edit' | 'freeze' | 'unfreeze' | 'reset' | 'delete' | 'access' | null;
 
 export function Tenant({ params }: { params: Record<string, string> }) {
   const id = Number(params.id);
@@ -26,10 +28,31 @@ export function Tenant({ params }: { params: Record<string, string> }) {
     [id],
   );
   const [dialog, setDialog] = useState<Dialog>(null);
+  const pipeline = usePipeline();
+  const keyCalls = useMemo<KeyCalls>(
+    () => ({
+      issue: (body) => api.post('/admin/masters/{id}/keys', { path: { id }, body }),
+      update: (keyId, body) => api.put('/admin/keys/{id}', { path: { id: keyId }, body }),
+      revoke: (keyId) => api.post('/admin/masters/{id}/keys/{keyId}/revoke', { path: { id, keyId } }),
+      access: (keyId, body) => api.put('/admin/keys/{id}/access', { path: { id: keyId }, body }),
+    }),
+    [id],
+  );
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const close = () => setDialog(null);
   const done = () => (setDialog(null), master.reload(), keys.reload());
 
+  // A master that does not exist (or no longer): its error alone, not empty charts and key actions under it.
+  if (master.error?.status === 404) {
+    return (
+      <section>
+        <p>
+          <Link to={href('/tenants')}>← Tenants</Link>
+        </p>
+        <ErrorBox error={master.error} />
+      </section>
+    );
+  }
   return (
     <section>
       <p>
@@ -56,15 +79,7 @@ export function Tenant({ params }: { params: Record<string, string> }) {
               <button type="button" class="danger" onClick={() => setDialog('delete')}>Delete</button>
               <Link to={href('/logs', { master_id: m.id })}>Logs of this master</Link>
             </div>
-            {m.realtime && (
-              <div class="tiles" data-testid="master-realtime">
-                <Tile label="QPS now" value={m.realtime.last_minute.qps.toFixed(2)} sub={m.realtime.rate_limit.limit ? `of ${m.realtime.rate_limit.limit} (${pct(m.realtime.rate_limit.utilization, 0)})` : 'no limit'} />
-                <Tile label="Requests (last minute)" value={<Num n={m.realtime.last_minute.requests} />} />
-                <Tile label="Tokens (last minute)" value={<Num n={m.realtime.last_minute.tokens} compact />} />
-                <Tile label="Requests (5 minutes)" value={<Num n={m.realtime.last_5_minutes.requests} />} />
-                <Tile label="Rate limited" value={m.realtime.rate_limit.limited ? 'yes' : 'no'} />
-              </div>
-            )}
+            {m.realtime && <RealtimeTiles r={m.realtime} testId="master-realtime" />}
             {dialog === 'edit' && (
               <Modal title="Edit master" onClose={close}>
                 <ApiForm label="edit master" submitLabel="Save" cancel={close} onSubmit={async (body) => (await api.put('/admin/masters/{id}', { path: { id }, body }), done())}>
@@ -140,70 +155,9 @@ export function Tenant({ params }: { params: Record<string, string> }) {
           />
         )}
       </Async>
+      <Freshness state={pipeline} />
       <h2>Child keys</h2>
-      <div class="toolbar">
-        <button type="button" class="primary" onClick={() => setDialog('issue')}>
-          Issue key
-        </button>
-      </div>
-      <Async state={keys} empty={(k) => (k.total === 0 ? 'No child keys yet.' : false)}>
-        {(k) => (
-          <Table
-            label="child keys"
-            rows={k.items}
-            rowKey={(c) => c.id}
-            columns={[
-              { title: 'ID', cell: (c) => c.id },
-              { title: 'Name', cell: (c) => c.name || '–' },
-              { title: 'Prefix', cell: (c) => <code>{c.key_prefix}</code> },
-              { title: 'Status', cell: (c) => <Badge value={c.revoked ? 'revoked' : c.status} /> },
-              { title: 'Quota', cell: (c) => (c.quota_limit === -1 || c.quota_limit === undefined ? 'unlimited' : <><Num n={c.quota_used} /> / <Num n={c.quota_limit} /></>) },
-              { title: 'Requests', cell: (c) => <Num n={c.request_count} />, class: 'right' },
-              { title: 'Last used', cell: (c) => <Time t={c.last_accessed_at} /> },
-              {
-                title: 'Actions',
-                cell: (c) =>
-                  c.revoked ? null : (
-                    <span class="row-actions">
-                      <button type="button" onClick={() => setDialog({ access: c.id })}>Access</button>
-                      <button type="button" class="danger" onClick={() => setDialog({ revoke: c.id })}>Revoke</button>
-                    </span>
-                  ),
-              },
-            ]}
-          />
-        )}
-      </Async>
-      {dialog === 'issue' && (
-        <Modal title="Issue a child key" onClose={close}>
-          <KeyForm
-            label="issue child key"
-            cancel={close}
-            onSubmit={async (body) => {
-              const k = await api.post('/admin/masters/{id}/keys', { path: { id }, body });
-              done();
-              setSecret({ label: 'Child key secret', value: k.key_secret ?? '' });
-            }}
-          />
-        </Modal>
-      )}
-      {dialog && typeof dialog === 'object' && 'revoke' in dialog && (
-        <Confirm title="Revoke child key" confirmLabel="Revoke" danger onCancel={close} onDone={done} action={() => api.post('/admin/masters/{id}/keys/{keyId}/revoke', { path: { id, keyId: dialog.revoke } })}>
-          <p>Key #{dialog.revoke} is refused from now on. Revoking is final.</p>
-        </Confirm>
-      )}
-      {dialog && typeof dialog === 'object' && 'access' in dialog && (
-        <Modal title={`Access of key #${dialog.access}`} onClose={close}>
-          <ApiForm label="key access" submitLabel="Save" cancel={close} onSubmit={async (body) => (await api.put('/admin/keys/{id}/access', { path: { id: dialog.access }, body }), done())}>
-            {(e) => (
-              <>
-                <Field label="Default namespace" name="default_namespace" error={e.default_namespace}><input name="default_namespace" /></Field>
-                <Field label="Allowed namespaces (comma-separated)" name="allowed_namespaces" error={e.allowed_namespaces}><input name="allowed_namespaces" data-type="list" /></Field>
-              </>
-            )}
-          </ApiForm>
-        </Modal>
-      )}
+      <ChildKeys list={keys} calls={keyCalls} onChange={keys.reload} />
       {secret && <SecretOnce label={secret.label} secret={secret.value} onClose={() => setSecret(null)} />}
     </section>
   );

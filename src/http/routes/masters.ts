@@ -4,7 +4,7 @@ import { idParam } from '../schema.js';
 import { pageOf, pageQuery } from '../../contract/page.js';
 import type { JSONSchema } from '../../contract/validate.js';
 import {
-  keyAccessBody, keyIssueBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
+  keyAccessBody, keyIssueBody, keyUpdateBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
   masterWithKey,
 } from './tenancy-schemas.js';
 
@@ -59,6 +59,11 @@ export const masterRoutes: Route[] = [
   {
     method: 'GET', path: '/admin/keys/{id}', role: 'admin', tags, params: idParam,
     summary: 'Read any child key', success: ok(keyView), actor: 'child-keys', message: 'adminGet',
+  },
+  {
+    method: 'PUT', path: '/admin/keys/{id}', role: 'admin', tags, params: idParam, body: keyUpdateBody,
+    summary: "Update any master's child key: limits, expiry, IPs, status (suspended to suspend, active to resume)",
+    success: ok(keyView), actor: 'child-keys', message: 'update',
   },
   {
     method: 'PUT', path: '/admin/keys/{id}/access', role: 'admin', tags, params: idParam, body: keyAccessBody,
