@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { startTestService, adminToken } from '../helpers/harness.js';
-import { sha256Hex } from '../../src/http/auth.js';
+import { sha256Hex } from '../../src/contract/hash.js';
 
 t.test('admin: edit limits, suspend and resume any child key; refused to masters; bad input and missing keys', async (t) => {
   const svc = await startTestService();
