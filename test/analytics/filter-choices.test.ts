@@ -121,11 +121,16 @@ t.test('bad windows and values: 400 in the envelope', async (t) => {
 });
 
 t.test('a window is read from rollups; the raw table only for the ragged seconds at its ends', async (t) => {
-  const pieces = facetPieces(base + 17, base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5, true);
+  const pieces = facetPieces(base + 17, base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5, false);
   t.same(pieces.map((p) => p.table), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs']);
   for (const p of pieces.filter((x) => x.table === 'logs')) t.ok(p.to - p.from < 60, 'under a minute of raw logs');
-  t.notOk(facetPieces(base, base + 86_400 * 2, false).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
-  t.same(facetPieces(base, base + 86_400, true), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
+  t.notOk(facetPieces(base, base + 86_400 * 2, true).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
+  t.same(
+    facetPieces(base + 17, base + 3600 + 65, true).map((p) => p.table),
+    ['logs_hourly_key', 'logs', 'logs'],
+    'a key reads whole hours from the key rollup, the rest raw',
+  );
+  t.same(facetPieces(base, base + 86_400, false), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
 });
 
 t.test('freshness: the newest stored record, overall and per tenant', async (t) => {
