@@ -126,7 +126,7 @@ t.test('a window is read from rollups; the raw table only for the ragged seconds
   for (const p of pieces.filter((x) => x.table === 'logs')) t.ok(p.to - p.from < 60, 'under a minute of raw logs');
   t.notOk(facetPieces(base, base + 86_400 * 2, true).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
   t.same(
-    facetPieces(base + 17, base + 3600 + 65, true).map((p) => p.table),
+    facetPieces(base + 17, base + 2 * 3600 + 65, true).map((p) => p.table),
     ['logs_hourly_key', 'logs', 'logs'],
     'a key reads whole hours from the key rollup, the rest raw',
   );
