@@ -42,12 +42,15 @@ const DAY = 86_400;
 export function seedSql(rows: number, endSec: number): string {
   const h = (k: number) => `cityHash64(number, ${k})`;
   const span = 30 * DAY;
-  return `INSERT INTO logs (id, key_id, master_id, \`group\`, model, status_code, latency_ms, tokens_in, tokens_out, created_at, updated_at)
+  return `INSERT INTO logs (id, key_id, master_id, \`group\`, model, status_code, latency_ms, tokens_in, tokens_out, cost, unpriced, created_at, updated_at)
 SELECT number + 1, m * 25 + ${h(2)} % 25, m, concat('g', toString(m % 4)),
   concat('model-', toString(toUInt32(floor(40 * pow((${h(3)} % 1000000) / 1000000, 2))))),
   multiIf(${h(4)} % 100 < 3, 429, ${h(4)} % 100 < 4, 500, 200),
   toUInt32(50 + (${h(5)} % 1000) * (${h(5)} % 1000) / 500),
   toUInt32(${h(6)} % 2000), toUInt32(${h(7)} % 800),
+  -- 3 per million tokens in, 15 per million out; 1 record in 200 unpriced (cost 0).
+  if(${h(8)} % 200 = 0, toDecimal128(0, 12), toDecimal128(${h(6)} % 2000 * 3 + ${h(7)} % 800 * 15, 12) / 1000000),
+  ${h(8)} % 200 = 0,
   fromUnixTimestamp64Milli(toInt64(${(endSec - span) * 1000} + intDiv(number * ${span * 1000}, ${rows}))) AS ts, ts
 FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers(${rows}))`;
 }
