@@ -107,6 +107,7 @@ t.test('summary today with trends: up, up from zero, flat, new', async (t) => {
     requests: { value: 99, previous: 2, delta_percent: 4850, direction: 'up' },
     errors: { value: 2, previous: 0, delta_percent: null, direction: 'up' },
     tokens: { value: 160, previous: 40, delta_percent: 300, direction: 'up' },
+    cost: { value: 0, previous: 0, delta_percent: 0, direction: 'flat' },
     error_rate: { value: 0.0202, previous: 0, delta_percent: null, direction: 'new' },
     avg_latency_ms: { value: 100, previous: 100, delta_percent: 0, direction: 'flat' },
   });
@@ -123,6 +124,7 @@ t.test('summary last7d: down; last30d: previous period empty; all: no trends', a
     requests: { value: 102, previous: 3, delta_percent: 3300, direction: 'up' },
     errors: { value: 2, previous: 0, delta_percent: null, direction: 'up' },
     tokens: { value: 200, previous: 300, delta_percent: -33.33, direction: 'down' },
+    cost: { value: 0, previous: 0, delta_percent: 0, direction: 'flat' },
     error_rate: { value: 0.0196, previous: 0, delta_percent: null, direction: 'new' },
     avg_latency_ms: { value: 100, previous: 200, delta_percent: -50, direction: 'down' },
   });
@@ -144,12 +146,12 @@ t.test('realtime: system, per master, rate-limit status, embedded in the master 
   t.same(sys.json, {
     at: s('2025-03-10T12:00:30Z'),
     // 11:59:10, 11:59:50, 12:00:10 (master 1) + 90 at 12:00:20 (master 2)
-    last_minute: { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 93, errors: 1, tokens_in: 105, tokens_out: 3, tokens: 108, qps: 1.033 },
+    last_minute: { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 93, errors: 1, tokens_in: 105, tokens_out: 3, tokens: 108, cost: 0, unpriced: 0, qps: 1.033 },
     // + 11:56:00 and 11:58:00 (master 1); 11:54:59.999 is before the window
-    last_5_minutes: { since: s('2025-03-10T11:55:00Z'), seconds: 330, requests: 95, errors: 1, tokens_in: 120, tokens_out: 4, tokens: 124, qps: 0.288 },
+    last_5_minutes: { since: s('2025-03-10T11:55:00Z'), seconds: 330, requests: 95, errors: 1, tokens_in: 120, tokens_out: 4, tokens: 124, cost: 0, unpriced: 0, qps: 0.288 },
   });
   const one = await get(`/admin/masters/${m1.id}/realtime`);
-  t.same(one.json.last_minute, { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 3, errors: 1, tokens_in: 15, tokens_out: 3, tokens: 18, qps: 0.033 });
+  t.same(one.json.last_minute, { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 3, errors: 1, tokens_in: 15, tokens_out: 3, tokens: 18, cost: 0, unpriced: 0, qps: 0.033 });
   t.same(one.json.last_5_minutes.requests, 5);
   t.same(one.json.rate_limit, { limit: 10, current_qps: 0.033, utilization: 0.0033, limited: false });
   const two = await get(`/admin/masters/${m2.id}/realtime`);
@@ -176,7 +178,7 @@ t.test('tenant: /v1/realtime and /v1/stats see only their own master', async (t)
 
   const st = await get('/v1/stats?period=today', m1.master_key);
   t.equal(st.status, 200);
-  t.same(st.json.totals, { requests: 9, errors: 2, error_rate: 0.2222, tokens_in: 65, tokens_out: 5, tokens: 70, avg_latency_ms: 100 });
+  t.same(st.json.totals, { requests: 9, errors: 2, error_rate: 0.2222, tokens_in: 65, tokens_out: 5, tokens: 70, cost: 0, unpriced: 0, avg_latency_ms: 100 });
   t.same(st.json.by_model.map((i: { key: string; requests: number }) => [i.key, i.requests]), [['alpha', 8], ['beta', 1]]);
   t.same(st.json.by_day.map((i: { key: string; requests: number }) => [i.key, i.requests]), [['2025-03-10', 9]]);
   t.equal(st.json.by_day[0].p50_latency_ms, 100);

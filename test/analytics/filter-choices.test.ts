@@ -1,6 +1,6 @@
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { facetPieces } from '../../src/storage/clickhouse/log-facets.js';
+import { countLogsIn, facetPieces } from '../../src/storage/clickhouse/log-facets.js';
 
 const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '50' } });
 t.teardown(() => svc.stop());
@@ -121,11 +121,31 @@ t.test('bad windows and values: 400 in the envelope', async (t) => {
 });
 
 t.test('a window is read from rollups; the raw table only for the ragged seconds at its ends', async (t) => {
-  const pieces = facetPieces(base + 17, base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5, true);
+  const pieces = facetPieces(base + 17, base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5, false);
   t.same(pieces.map((p) => p.table), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs']);
   for (const p of pieces.filter((x) => x.table === 'logs')) t.ok(p.to - p.from < 60, 'under a minute of raw logs');
-  t.notOk(facetPieces(base, base + 86_400 * 2, false).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
-  t.same(facetPieces(base, base + 86_400, true), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
+  t.notOk(facetPieces(base, base + 86_400 * 2, true).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
+  t.same(
+    facetPieces(base + 17, base + 2 * 3600 + 65, true).map((p) => p.table),
+    ['logs_hourly_key', 'logs', 'logs'],
+    'a key reads whole hours from the key rollup, the rest raw',
+  );
+  t.same(facetPieces(base, base + 86_400, false), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
+});
+
+t.test('countLogsIn: records matching a filter in a window, equal to the raw count', async (t) => {
+  const filters: Array<Record<string, string | number>> = [
+    {}, { master_id: m1.id }, { master_id: m1.id, key_id: m1.id * 10 + 1 }, { key_id: m2.id * 10 + 2 }, { model: 'model-1', group: 'g2' },
+    { master_id: m1.id, status_class: 4 }, { status_class: 5, model: 'model-0' },
+  ];
+  for (const [label, since, until] of windows) {
+    for (const f of filters) {
+      const where = [`created_at >= toDateTime64(${since}, 3, 'UTC')`, `created_at < toDateTime64(${until}, 3, 'UTC')`];
+      for (const [k, v] of Object.entries(f)) where.push(k === 'status_class' ? `intDiv(status_code, 100) = ${v}` : `${filterColumn[k]} = ${typeof v === 'string' ? `'${v}'` : v}`);
+      const [raw] = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${where.join(' AND ')}`);
+      t.equal(await countLogsIn(ch, since, until, f), Number(raw!.n), `${label}, ${JSON.stringify(f)}`);
+    }
+  }
 });
 
 t.test('freshness: the newest stored record, overall and per tenant', async (t) => {

@@ -10,7 +10,7 @@ import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
 import { migrateClickHouse, splitStatements } from '../../src/storage/clickhouse/migrate.js';
 import { openClickHouse } from '../../src/storage/clickhouse/open.js';
 import {
-  createMvSql,
+  backfillSql,
   deleteLogsSql,
   rebuildRollupsSql,
   rollupColumns,
@@ -23,7 +23,10 @@ import {
 type Asserts = Pick<typeof t, 'equal' | 'same' | 'ok' | 'pass'>;
 
 const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url));
-const MIGRATIONS = ['001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql'];
+const MIGRATIONS = [
+  '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
+  '007_rollups_regrained.sql',
+];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
 t.teardown(async () => {
@@ -49,6 +52,9 @@ function makeLogs(from: number, n: number): string {
         latency_ms: (i * 37) % 2000,
         tokens_in: i % 100,
         tokens_out: (i * 3) % 70,
+        // Twelve decimals, as text: the sums must come out exact, not as floats.
+        cost: `${i % 13}.${String((i * 7919) % 10 ** 12).padStart(12, '0')}`,
+        unpriced: i % 11 === 0 ? 1 : 0,
         client_ip: '10.0.0.1',
         created_at: new Date(T0 + i * 4_700 + (i % 1000)).toISOString(),
         ignored_field: true, // unknown fields are skipped
@@ -67,12 +73,14 @@ async function rollupVsRaw(r: Rollup) {
   const order = keys.map((_, i) => i + 1).join(', ');
   const rolled = await ch.query(
     `SELECT ${keys.join(', ')}, sum(requests) AS requests, sum(errors) AS errors, sum(tokens_in) AS tin,
-       sum(tokens_out) AS tout, sum(latency_sum) AS lat, quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS q
+       sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_sum) AS lat,
+       quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS q
      FROM ${r.table} GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
   );
   const raw = await ch.query(
     `SELECT ${rawKeys.join(', ')}, count() AS requests, countIf(status_code >= 400) AS errors, sum(tokens_in) AS tin,
-       sum(tokens_out) AS tout, sum(latency_ms) AS lat, quantiles(0.5, 0.95, 0.99)(latency_ms) AS q
+       sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_ms) AS lat,
+       quantiles(0.5, 0.95, 0.99)(latency_ms) AS q
      FROM logs GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
   );
   return { rolled, raw };
@@ -130,20 +138,25 @@ t.test('splitStatements', async (t) => {
   t.same(splitStatements('SELECT 1; SELECT 2'), ['SELECT 1; SELECT 2'], 'only a ; ending a line splits');
 });
 
-await t.test('materialized views in the migrations are the ones rollups.ts generates', async (t) => {
-  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const mvs = MIGRATIONS.flatMap((f) => splitStatements(readFileSync(join(SQL_DIR, f), 'utf8')))
-    .map((s) => norm(s.replace(/^--.*$/gm, '')))
-    .filter((s) => s.startsWith('CREATE MATERIALIZED VIEW'));
-  // A later migration may replace a view: the last definition of each name is the one in force.
-  const latest = new Map(mvs.map((s) => [s.split(' ')[6], s]));
-  t.same([...latest.values()].sort(), ROLLUPS.map((r) => norm(createMvSql(r))).sort());
+await t.test('the views in force are the ones rollups.ts generates, and no later migration writes one', async (t) => {
+  for (const f of MIGRATIONS.filter((name) => Number(name.slice(0, 3)) >= 7)) {
+    t.notMatch(readFileSync(join(SQL_DIR, f), 'utf8'), /CREATE MATERIALIZED VIEW/, `${f} makes no view`);
+  }
+  const views = await ch.query<{ name: string; q: string }>(
+    "SELECT name, as_select AS q FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name",
+  );
+  t.same(views.map((v) => v.name), ROLLUPS.map((r) => r.mv).sort(), 'exactly one view per rollup');
   for (const r of ROLLUPS) {
     const cols = await ch.query<{ name: string }>(
       'SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} ORDER BY position',
       { t: r.table },
     );
     t.same(cols.map((c) => c.name), rollupColumns(r).map((c) => c.replaceAll('`', '')), `${r.table} columns`);
+    const [setting] = await ch.query<{ v: string }>(
+      "SELECT extract(create_table_query, 'non_replicated_deduplication_window = (\\d+)') AS v FROM system.tables WHERE database = currentDatabase() AND name = {t:String}",
+      { t: r.table },
+    );
+    t.equal(setting?.v, '1000', `${r.table} keeps a deduplication window for replayed inserts`);
   }
 });
 
@@ -172,7 +185,7 @@ await t.test('NDJSON insert, defaults, 64-bit numbers', async (t) => {
   const [min] = await ch.query('SELECT * EXCEPT (id) FROM logs WHERE id = 7');
   t.same(min, {
     key_id: 0, master_id: 0, group: '', model: '', status_code: 0, latency_ms: 0, tokens_in: 0, tokens_out: 0,
-    request_size: 0, response_size: 0, client_ip: '', error_message: '', audit_reason: '', request_body: '',
+    request_size: 0, response_size: 0, cost: 0, unpriced: 0, client_ip: '', error_message: '', audit_reason: '', request_body: '',
     response_body: '', created_at: '2024-03-01 23:59:59.999', updated_at: '2024-03-01 23:59:59.999',
   }, 'omitted fields get defaults; updated_at defaults to created_at');
 
@@ -241,24 +254,33 @@ for (const [label, slice] of [
   });
 }
 
-const backfills: Array<[string, string[]]> = [
-  // 003's logs_daily_global backfill is superseded by 005 (the table lost two columns).
-  ['003_daily_rollups.sql', ['TRUNCATE TABLE logs_daily', 'INSERT INTO logs_daily']],
-  ['004_daily_total.sql', ['TRUNCATE TABLE logs_daily_total', 'INSERT INTO logs_daily_total']],
-  ['005_global_rollups_by_model.sql', ['TRUNCATE TABLE logs_hourly_global', 'INSERT INTO logs_hourly_global', 'TRUNCATE TABLE logs_daily_global', 'INSERT INTO logs_daily_global']],
-];
-for (const [file, expected] of backfills) {
-  await t.test(`the backfill of ${file} rebuilds its day rollups exactly`, async (t) => {
-    const backfill = splitStatements(readFileSync(join(SQL_DIR, file), 'utf8'))
-      .map((s) => s.replace(/^--.*$/gm, '').trim())
-      .filter((s) => /^(TRUNCATE|INSERT)/.test(s))
-      .filter((s) => !(file.startsWith('003') && s.includes('logs_daily_global')));
-    t.same(backfill.map((s) => s.split(/\s/, 3).join(' ')), expected);
-    for (const s of backfill) await ch.command(s);
-    const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
-    await assertRollupsAgree(t, 'after the backfill', n);
-  });
-}
+await t.test('each rollup\'s backfill (TRUNCATE, INSERT SELECT) rebuilds it exactly', async (t) => {
+  for (const r of ROLLUPS) for (const sql of backfillSql(r)) await ch.command(sql);
+  const [{ n }] = await ch.query<{ n: number }>('SELECT count() AS n FROM logs');
+  await assertRollupsAgree(t, 'after the backfill', n);
+});
+
+await t.test('an install made before 007 migrates: old views gone, new rollups backfilled equal to raw', async (t) => {
+  const old = mkdtempSync(join(tmpdir(), 'ch-old-'));
+  for (const f of MIGRATIONS.filter((name) => Number(name.slice(0, 3)) < 7)) writeFileSync(join(old, f), readFileSync(join(SQL_DIR, f)));
+  await ch.command('CREATE DATABASE IF NOT EXISTS mig_upgrade');
+  await ch.command('USE mig_upgrade');
+  try {
+    t.same(await migrateClickHouse(ch, old), MIGRATIONS.slice(0, 6));
+    await ch.insert('logs', makeLogs(0, 1200));
+    const [{ n: keyed }] = await ch.query<{ n: number }>("SELECT count() AS n FROM system.columns WHERE database = 'mig_upgrade' AND table = 'logs_minute' AND name = 'key_id'");
+    t.equal(Number(keyed), 1, 'the old logs_minute had key_id');
+    t.same(await migrateClickHouse(ch, SQL_DIR), ['007_rollups_regrained.sql']);
+    await assertRollupsAgree(t, 'after the upgrade', 1200);
+    // The new views take new records.
+    await ch.insert('logs', makeLogs(1200, 300));
+    await assertRollupsAgree(t, 'upgraded, then ingesting', 1500);
+  } finally {
+    await ch.command('USE gateway');
+    await ch.command('DROP DATABASE IF EXISTS mig_upgrade');
+    rmSync(old, { recursive: true, force: true });
+  }
+});
 
 await t.test('rollups still agree after merges and new inserts', async (t) => {
   await ch.insert('logs', makeLogs(3000, 500));

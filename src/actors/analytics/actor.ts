@@ -10,7 +10,10 @@ import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
 import type { RouteInput } from '../../contract/input.js';
 import { badRequest } from '../../errors.js';
-import { queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type StatsFilter, type StatsRow, type TimeRange } from '../../storage/clickhouse/stats.js';
+import {
+  emptyRow, queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type SeriesMetric, type StatsFilter, type StatsRow, type TimeRange,
+} from '../../storage/clickhouse/stats.js';
+import { moneyNumber } from '../../storage/clickhouse/decimal.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';
 import { periodRange, previousRange, readRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
@@ -58,7 +61,7 @@ function bucketKey(start: number, bucket: Bucket): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
-/** Request, error, token and latency figures of one group (shared by every statistics answer). */
+/** Request, error, token, cost and latency figures of one group (shared by every statistics answer). */
 export function figures(r: StatsRow) {
   const q = r.quantiles;
   return {
@@ -68,6 +71,8 @@ export function figures(r: StatsRow) {
     tokens_in: r.tokens_in,
     tokens_out: r.tokens_out,
     tokens: r.tokens_in + r.tokens_out,
+    cost: moneyNumber(r.cost),
+    unpriced: r.unpriced,
     avg_latency_ms: r.requests ? round(r.latency_sum / r.requests, 2) : 0,
     p50_latency_ms: q ? round(q[0], 2) : 0,
     p95_latency_ms: q ? round(q[1], 2) : 0,
@@ -97,14 +102,16 @@ async function grouped(ch: ClickHouseReader, range: TimeRange, filter: StatsFilt
   return groupedItems(rows, groupBy);
 }
 
-/** Sums rows into one (latency quantiles cannot be summed and are dropped). */
+/** Sums rows into one (latency quantiles cannot be summed and are dropped; cost sums exactly). */
 function total(rows: StatsRow[]): StatsRow {
-  const t: StatsRow = { start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null };
+  const t = emptyRow();
   for (const r of rows) {
     t.requests += r.requests;
     t.errors += r.errors;
     t.tokens_in += r.tokens_in;
     t.tokens_out += r.tokens_out;
+    t.cost += r.cost;
+    t.unpriced += r.unpriced;
     t.latency_sum += r.latency_sum;
   }
   return t;
@@ -113,7 +120,10 @@ function total(rows: StatsRow[]): StatsRow {
 /** Dashboard totals of a period (no quantiles). */
 function summaryOf(row: StatsRow) {
   const f = figures(row);
-  return { requests: f.requests, errors: f.errors, error_rate: f.error_rate, tokens_in: f.tokens_in, tokens_out: f.tokens_out, tokens: f.tokens, avg_latency_ms: f.avg_latency_ms };
+  return {
+    requests: f.requests, errors: f.errors, error_rate: f.error_rate, tokens_in: f.tokens_in, tokens_out: f.tokens_out, tokens: f.tokens,
+    cost: f.cost, unpriced: f.unpriced, avg_latency_ms: f.avg_latency_ms,
+  };
 }
 type Summary = ReturnType<typeof summaryOf>;
 
@@ -124,6 +134,7 @@ function trendsOf(cur: Summary, prev: Summary) {
     requests: trend(cur.requests, prev.requests, false),
     errors: trend(cur.errors, prev.errors, false),
     tokens: trend(cur.tokens, prev.tokens, false),
+    cost: trend(cur.cost, prev.cost, false),
     error_rate: trend(cur.error_rate, hadRequests ? prev.error_rate : null, true),
     avg_latency_ms: trend(cur.avg_latency_ms, hadRequests ? prev.avg_latency_ms : null, true),
   };
@@ -155,7 +166,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
       },
 
       trafficChart: async (
-        { query }: RouteInput<unknown, RangeQuery & { granularity: 'hour' | 'minute'; top_n: number; metric: 'requests' | 'tokens' }>,
+        { query }: RouteInput<unknown, RangeQuery & { granularity: 'hour' | 'minute'; top_n: number; metric: SeriesMetric }>,
         ctx,
       ) => {
         const step = query.granularity === 'minute' ? 60 : HOUR;
@@ -164,22 +175,25 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
         const index = new Map(x.map((t, i) => [t, i]));
+        // Summed exactly (bigint: counts, or cost in 10^-12 units), then sent as numbers.
         const byModel = models.map((m) => {
-          const data = new Array<number>(x.length).fill(0);
+          const data = new Array<bigint>(x.length).fill(0n);
           m.starts.forEach((start, i) => (data[index.get(start)!]! += m.values[i]!));
           return { name: m.model, total: m.total, data };
         });
-        const ranked = byModel.sort((a, b) => b.total - a.total || (a.name < b.name ? -1 : 1));
-        const series = ranked.slice(0, query.top_n);
+        const ranked = byModel.sort((a, b) => (b.total > a.total ? 1 : b.total < a.total ? -1 : a.name < b.name ? -1 : 1));
+        const top = ranked.slice(0, query.top_n);
         const rest = ranked.slice(query.top_n);
         if (rest.length) {
-          const other = { name: 'other', total: 0, data: new Array<number>(x.length).fill(0) };
+          const other = { name: 'other', total: 0n, data: new Array<bigint>(x.length).fill(0n) };
           for (const s of rest) {
             other.total += s.total;
             s.data.forEach((v, i) => (other.data[i]! += v));
           }
-          series.push(other);
+          top.push(other);
         }
+        const num = query.metric === 'cost' ? moneyNumber : Number;
+        const series = top.map((s) => ({ name: s.name, total: num(s.total), data: s.data.map(num) }));
         return { granularity: query.granularity, metric: query.metric, since: range.since, until: range.until, top_n: query.top_n, x, series };
       },
 

@@ -10,8 +10,9 @@
  */
 import type { MainContext } from '../main-context.js';
 import { queryPeriodTotals, type StatsRow } from '../../storage/clickhouse/stats.js';
+import { moneyNumber } from '../../storage/clickhouse/decimal.js';
 
-type WindowTotals = Pick<StatsRow, 'requests' | 'errors' | 'tokens_in' | 'tokens_out'>;
+type WindowTotals = Pick<StatsRow, 'requests' | 'errors' | 'tokens_in' | 'tokens_out' | 'cost' | 'unpriced'>;
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -41,6 +42,8 @@ function windowView(t: WindowTotals, since: number, at: number) {
     tokens_in: t.tokens_in,
     tokens_out: t.tokens_out,
     tokens: t.tokens_in + t.tokens_out,
+    cost: moneyNumber(t.cost),
+    unpriced: t.unpriced,
     qps: round(t.requests / seconds, 3),
   };
 }
@@ -69,6 +72,8 @@ export async function realtimeOf(ctx: MainContext, masterId?: number, globalQps 
     errors: one!.errors + before!.errors,
     tokens_in: one!.tokens_in + before!.tokens_in,
     tokens_out: one!.tokens_out + before!.tokens_out,
+    cost: one!.cost + before!.cost,
+    unpriced: one!.unpriced + before!.unpriced,
   };
   const last_minute = windowView(one!, minute - 60, at);
   const view: RealtimeView = { at, last_minute, last_5_minutes: windowView(five, minute - 300, at) };

@@ -17,6 +17,11 @@
  *    reads go to ClickHouse again). The targets apply to the second run.
  * 3. Restarts the service with the statistics cache off and drives each
  *    endpoint again: every answer computed from the rollups.
+ * 0. Before the service starts, at this size and at BENCH_DASHBOARD_SMALL_ROWS
+ *    (default a tenth of it, seeded in a directory of its own), measures the
+ *    rows each call's statistics reads take from storage (dashboard-reads.ts):
+ *    the target is at most 1.5x from the small size to this one, the test that
+ *    a call's cost does not grow with the log count.
  * 4. Stops the service, reopens chDB in this process and runs the raw-table
  *    query that computes the same answer (same ranges, exact to the second as
  *    the service does) back to back for the same time, checking that the
@@ -33,6 +38,23 @@ import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import { ROLLUPS } from '../../storage/clickhouse/rollups.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
+import { measureReads } from './dashboard-reads.js';
+import { execFileSync } from 'node:child_process';
+
+/** Disk a directory takes, MiB (du). */
+const diskMiB = (dir: string): number => Number(execFileSync('du', ['-sm', dir], { encoding: 'utf8' }).split(/\s/)[0]);
+
+/** Seeds `rows` into `dir` and measures each call's rows read there. */
+async function seededReads(dir: string, rows: number, endSec: number): Promise<{ reads: Record<string, number>; seed: { insertS: number; optimizeS: number } }> {
+  const seeded = await seed(dir, rows, endSec);
+  process.stdout.write(`seeded ${fmt(rows)} rows in ${seeded.insertS.toFixed(1)} s, rollups merged in ${seeded.optimizeS.toFixed(1)} s, ${fmt(diskMiB(dir))} MiB on disk\n`);
+  const ch = await openClickHouse({ dataDir: dir });
+  try {
+    return { reads: await measureReads(ch, endSec, 1), seed: seeded };
+  } finally {
+    await ch.close();
+  }
+}
 
 const name = 'dashboards';
 const connections = 10;
@@ -42,12 +64,15 @@ const DAY = 86_400;
 export function seedSql(rows: number, endSec: number): string {
   const h = (k: number) => `cityHash64(number, ${k})`;
   const span = 30 * DAY;
-  return `INSERT INTO logs (id, key_id, master_id, \`group\`, model, status_code, latency_ms, tokens_in, tokens_out, created_at, updated_at)
+  return `INSERT INTO logs (id, key_id, master_id, \`group\`, model, status_code, latency_ms, tokens_in, tokens_out, cost, unpriced, created_at, updated_at)
 SELECT number + 1, m * 25 + ${h(2)} % 25, m, concat('g', toString(m % 4)),
   concat('model-', toString(toUInt32(floor(40 * pow((${h(3)} % 1000000) / 1000000, 2))))),
   multiIf(${h(4)} % 100 < 3, 429, ${h(4)} % 100 < 4, 500, 200),
   toUInt32(50 + (${h(5)} % 1000) * (${h(5)} % 1000) / 500),
   toUInt32(${h(6)} % 2000), toUInt32(${h(7)} % 800),
+  -- 3 per million tokens in, 15 per million out; 1 record in 200 unpriced (cost 0).
+  if(${h(8)} % 200 = 0, toDecimal128(0, 12), toDecimal128(${h(6)} % 2000 * 3 + ${h(7)} % 800 * 15, 12) / 1000000),
+  ${h(8)} % 200 = 0,
   fromUnixTimestamp64Milli(toInt64(${(endSec - span) * 1000} + intDiv(number * ${span * 1000}, ${rows}))) AS ts, ts
 FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers(${rows}))`;
 }
@@ -223,11 +248,18 @@ function cases(masterKey: string, masterId: number, nowSec: number): Case[] {
 export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] } = {}): Promise<ScenarioResult> {
   const seconds = opts.seconds ?? 10;
   const rows = Number(process.env.BENCH_DASHBOARD_ROWS ?? 20_000_000);
+  const smallRows = Number(process.env.BENCH_DASHBOARD_SMALL_ROWS ?? Math.round(rows / 10));
   const dataDir = benchDataDir('cp-bench-dash-');
   try {
     const endSec = Math.floor(Date.now() / 60_000) * 60;
-    const seeded = await seed(dataDir, rows, endSec);
-    process.stdout.write(`seeded ${fmt(rows)} rows in ${seeded.insertS.toFixed(1)} s, rollups merged in ${seeded.optimizeS.toFixed(1)} s\n`);
+    const smallDir = benchDataDir('cp-bench-dash-small-');
+    let smallReads: Record<string, number>;
+    try {
+      smallReads = (await seededReads(smallDir, smallRows, endSec)).reads;
+    } finally {
+      rmSync(smallDir, { recursive: true, force: true });
+    }
+    const { reads, seed: seeded } = await seededReads(dataDir, rows, endSec);
 
     const env = { SVC_DATA_DIR: dataDir, SVC_RETENTION_INTERVAL_MS: String(2 ** 31 - 1) };
     let svc = await startService(env, opts.nodeArgs);
@@ -273,8 +305,16 @@ export async function dashboards(opts: { seconds?: number; nodeArgs?: string[] }
 
     const ch = await openClickHouse({ dataDir });
     const rowsOut: Array<[string, string]> = [];
-    const figures: ScenarioResult['figures'] = { rows, seconds, connections, seed_insert_s: seeded.insertS, seed_optimize_s: seeded.optimizeS };
+    const figures: ScenarioResult['figures'] = {
+      rows, small_rows: smallRows, seconds, connections, seed_insert_s: seeded.insertS, seed_optimize_s: seeded.optimizeS, seed_disk_mib: diskMiB(dataDir),
+    };
     const targets: Target[] = [];
+    for (const [call, n] of Object.entries(reads)) {
+      const growth = n / Math.max(1, smallReads[call] ?? 0);
+      Object.assign(figures, { [`${call}_read_rows`]: n, [`${call}_read_rows_small`]: smallReads[call] ?? 0, [`${call}_read_rows_growth`]: growth });
+      targets.push(target(`${call}: rows read at ${fmt(rows)} / at ${fmt(smallRows)} <= 1.5`, growth, 1.5, true));
+      rowsOut.push([`${call} rows read`, `${fmt(smallReads[call] ?? 0)} at ${fmt(smallRows)} logs, ${fmt(n)} at ${fmt(rows)} (${growth.toFixed(2)}x)`]);
+    }
     let worst = Infinity;
     try {
       for (const [i, { c, quiet, run, misses, computed, json }] of served.entries()) {

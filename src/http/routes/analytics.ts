@@ -34,6 +34,12 @@ const filters = {
   model: { type: 'string', minLength: 1, maxLength: 200 },
 };
 
+/** Cost and unpriced records, in every statistics answer (decisions.md, "Money"; unit: docs/spend.md). */
+const money = {
+  cost: { type: 'number', description: 'sum of the records\' cost in the service\'s currency unit, exact, rounded to 12 decimal places' },
+  unpriced: { type: 'integer', description: 'records whose model had no price (their cost counts as 0)' },
+};
+
 const figures = {
   requests: int,
   errors: { type: 'integer', description: 'records with status >= 400' },
@@ -41,6 +47,7 @@ const figures = {
   tokens_in: int,
   tokens_out: int,
   tokens: { type: 'integer', description: 'tokens_in + tokens_out' },
+  ...money,
   avg_latency_ms: num,
 };
 const percentiles = { p50_latency_ms: num, p95_latency_ms: num, p99_latency_ms: num };
@@ -67,7 +74,7 @@ const groupedStatsResponse: JSONSchema = {
 
 const trafficChart: JSONSchema = obj({
   granularity: { type: 'string', enum: ['hour', 'minute'] },
-  metric: { type: 'string', enum: ['requests', 'tokens'] },
+  metric: { type: 'string', enum: ['requests', 'tokens', 'cost'] },
   since: int,
   until: int,
   top_n: int,
@@ -75,7 +82,11 @@ const trafficChart: JSONSchema = obj({
   series: {
     type: 'array',
     description: 'the top_n models by total, then `other` (all remaining models summed) when there are any',
-    items: obj({ name: str, total: int, data: { type: 'array', items: int, description: 'aligned with x, zero-filled' } }),
+    items: obj({
+      name: str,
+      total: { type: 'number', description: 'an integer for requests and tokens; cost rounded to 12 decimal places' },
+      data: { type: 'array', items: num, description: 'aligned with x, zero-filled' },
+    }),
   },
 });
 
@@ -85,7 +96,7 @@ const trend = obj({
   delta_percent: { type: ['number', 'null'] },
   direction: { type: 'string', enum: ['up', 'down', 'flat', 'new'] },
 });
-const trendKeys = ['requests', 'errors', 'tokens', 'error_rate', 'avg_latency_ms'];
+const trendKeys = ['requests', 'errors', 'tokens', 'cost', 'error_rate', 'avg_latency_ms'];
 
 const summary: JSONSchema = {
   type: 'object',
@@ -115,6 +126,7 @@ const window = obj({
   tokens_in: int,
   tokens_out: int,
   tokens: int,
+  ...money,
   qps: num,
 });
 const realtimeProps = { at: int, last_minute: window, last_5_minutes: window };
@@ -169,7 +181,7 @@ export const analyticsRoutes: Route[] = [
         ...rangeQuery,
         granularity: { type: 'string', enum: ['hour', 'minute'], default: 'hour', description: 'minute: range at most 6 h; hour: at most 31 days' },
         top_n: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
-        metric: { type: 'string', enum: ['requests', 'tokens'], default: 'requests' },
+        metric: { type: 'string', enum: ['requests', 'tokens', 'cost'], default: 'requests', description: 'cost: sum of the records\' cost' },
         master_id: filters.master_id,
         key_id: filters.key_id,
       },

@@ -2,9 +2,10 @@
  * Filter choices for the logs views: per dimension (master, key, model, group,
  * status class) the values present in a time window with their request
  * counts, busiest first, read from the rollups. The window is exact to the
- * second: whole days from `logs_daily` (dimensions it has: not the key), whole
- * hours from `logs_hourly`, whole minutes from `logs_minute`, and only the
- * ragged seconds at either end (under a minute each) from the raw `logs`.
+ * second: whole days from `logs_daily`, whole hours from `logs_hourly`, whole
+ * minutes from `logs_minute`, and only the ragged seconds at either end (under
+ * a minute each) from the raw `logs`; the key dimension and a key filter (only
+ * `logs_hourly_key` has key_id) read whole hours from that and the rest raw.
  * Each dimension is counted under the filters on the other dimensions, not its
  * own (so choosing a model still lists the other models with their counts);
  * the scope (a tenant's own master id) applies to every dimension.
@@ -54,18 +55,23 @@ const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 const timeText = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 interface Piece {
-  table: 'logs_daily' | 'logs_hourly' | 'logs_minute' | 'logs';
+  table: 'logs_daily' | 'logs_hourly' | 'logs_hourly_key' | 'logs_minute' | 'logs';
   from: number;
   to: number;
 }
 
-/** [since, until) cut into whole days (when allowed), hours, minutes, and raw seconds at the ends, coarsest first. */
-export function facetPieces(since: number, until: number, days: boolean): Piece[] {
-  const levels: Array<{ step: number; table: Piece['table'] }> = [
-    ...(days ? [{ step: DAY, table: 'logs_daily' as const }] : []),
-    { step: HOUR, table: 'logs_hourly' },
-    { step: MINUTE, table: 'logs_minute' },
-  ];
+/**
+ * [since, until) cut into whole days, hours, minutes, and raw seconds at the ends, coarsest first; `byKey`: whole
+ * hours from the key rollup and everything else raw.
+ */
+export function facetPieces(since: number, until: number, byKey: boolean): Piece[] {
+  const levels: Array<{ step: number; table: Piece['table'] }> = byKey
+    ? [{ step: HOUR, table: 'logs_hourly_key' }]
+    : [
+        { step: DAY, table: 'logs_daily' },
+        { step: HOUR, table: 'logs_hourly' },
+        { step: MINUTE, table: 'logs_minute' },
+      ];
   const out: Piece[] = [];
   let gaps: Array<[number, number]> = since < until ? [[since, until]] : [];
   for (const l of levels) {
@@ -87,7 +93,9 @@ export function facetPieces(since: number, until: number, days: boolean): Piece[
   return out;
 }
 
-const timeColumn: Record<Piece['table'], string> = { logs_daily: 'day', logs_hourly: 'hour', logs_minute: 'minute', logs: 'created_at' };
+const timeColumn: Record<Piece['table'], string> = {
+  logs_daily: 'day', logs_hourly: 'hour', logs_hourly_key: 'hour', logs_minute: 'minute', logs: 'created_at',
+};
 /** A dimension's expression in a rollup and in the raw table. */
 const dimExpr = (d: FacetDimension, raw: boolean): string =>
   d === 'group' ? '`group`' : d === 'status_class' && raw ? 'intDiv(status_code, 100)' : d;
@@ -99,9 +107,9 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
   for (const f of filters) params[f] = q.filter[f];
   const scoped = q.scope !== undefined;
   if (q.scope) params.scope_master = q.scope.master_id;
-  // logs_daily has no key_id: neither a key dimension nor a key filter may read it.
-  const days = dim !== 'key_id' && !filters.includes('key_id');
-  const arms = facetPieces(q.since, q.until, days).map((p, i) => {
+  // Only logs_hourly_key has key_id: a key dimension or key filter reads it and raw logs.
+  const byKey = dim === 'key_id' || filters.includes('key_id');
+  const arms = facetPieces(q.since, q.until, byKey).map((p, i) => {
     const raw = p.table === 'logs';
     const col = timeColumn[p.table];
     const type = raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
@@ -137,4 +145,35 @@ export async function queryFacets(ch: ClickHouseReader, q: FacetQuery): Promise<
     }),
   );
   return { total, dims };
+}
+
+/** What countLogsIn counts: equalities on the rollups' dimensions. */
+export interface CountFilter extends FacetFilter {
+  /** The status code's hundreds (2 for 2xx). */
+  status_class?: number;
+}
+
+/**
+ * Records matching `filter` created in [since, until) (Unix seconds), exact to
+ * the second, read from the same rollups and raw edges as the facets (so its
+ * cost follows the window's buckets, not the log count, except for a key
+ * filter, whose finer-than-hour pieces read that key's raw records).
+ */
+export async function countLogsIn(ch: ClickHouseReader, since: number, until: number, filter: CountFilter): Promise<number> {
+  const params: QueryParams = {};
+  const types: Record<keyof CountFilter, string> = { ...FILTER_TYPES, status_class: 'UInt8' };
+  const set = (Object.keys(types) as Array<keyof CountFilter>).filter((f) => filter[f] !== undefined);
+  for (const f of set) params[f] = filter[f];
+  const arms = facetPieces(since, until, filter.key_id !== undefined).map((p, i) => {
+    const raw = p.table === 'logs';
+    const col = timeColumn[p.table];
+    const type = raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
+    params[`from${i}`] = timeText(p.from);
+    params[`to${i}`] = timeText(p.to);
+    const where = [`${col} >= {from${i}:${type}}`, `${col} < {to${i}:${type}}`, ...set.map((f) => `${dimExpr(f, raw)} = {${f}:${types[f]}}`)];
+    return `SELECT ${raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table} WHERE ${where.join(' AND ')}`;
+  });
+  if (arms.length === 0) return 0;
+  const rows = await ch.query<{ n: number }>(`SELECT sum(n) AS n FROM (\n${arms.join('\nUNION ALL\n')}\n)`, params);
+  return Number(rows[0]?.n ?? 0);
 }

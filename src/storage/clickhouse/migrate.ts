@@ -10,9 +10,12 @@
  *   and reruns that file, whose statements are written IF NOT EXISTS so a
  *   rerun heals;
  * - an applied file whose text changed stops start-up.
+ * The files make tables; the rollups' materialized views come from
+ * rollups.ts only (ensureRollupViews, run after the files under the same lock).
  */
 import { listMigrations, verifyApplied, type AppliedMigration } from '../migrations/files.js';
 import type { ClickHouse } from './client.js';
+import { backfillSql, createMvSql, ROLLUPS } from './rollups.js';
 
 /** Runs `fn` while holding a lock that every node migrating the same ClickHouse shares. */
 export type MigrationLock = <T>(fn: () => Promise<T>) => Promise<T>;
@@ -70,6 +73,7 @@ export async function migrateClickHouse(
     }
     // Also clears a mark whose file was recorded just before a crash.
     await ch.command('TRUNCATE TABLE schema_migrations_dirty');
+    await ensureRollupViews(ch);
     return done;
   });
 }
@@ -87,4 +91,28 @@ export function splitStatements(sql: string): string[] {
     .split(/;[ \t]*\r?$/m)
     .map((s) => s.trim())
     .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
+}
+
+/**
+ * Creates each rollup's materialized view from rollups.ts when its table exists
+ * and the view does not, backfilling the table from `logs` first (TRUNCATE,
+ * then INSERT SELECT; the view comes last, so a crash in between leaves the
+ * view missing and the next start redoes both). Runs before any ingest, so no
+ * record reaches a table through both the backfill and the view. To change a
+ * view, a migration drops it (and reshapes its table): the next start rebuilds it.
+ */
+export async function ensureRollupViews(ch: ClickHouse): Promise<string[]> {
+  const rows = await ch.query<{ name: string }>(
+    'SELECT name FROM system.tables WHERE database = currentDatabase() AND has({names:Array(String)}, name)',
+    { names: ROLLUPS.flatMap((r) => [r.table, r.mv]) },
+  );
+  const present = new Set(rows.map((r) => r.name));
+  const made: string[] = [];
+  for (const r of ROLLUPS) {
+    if (!present.has(r.table) || present.has(r.mv)) continue;
+    for (const sql of backfillSql(r)) await ch.command(sql);
+    await ch.command(createMvSql(r));
+    made.push(r.mv);
+  }
+  return made;
 }

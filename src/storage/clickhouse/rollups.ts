@@ -1,8 +1,12 @@
 /**
- * The rollups of `logs`: one description per rollup, from which come both its
- * materialized view (sql/clickhouse/001_logs.sql and 003_daily_rollups.sql hold
- * the generated text; a test keeps them equal) and the statements that rebuild a slice of it after
+ * The rollups of `logs`: one description per rollup, from which come its
+ * materialized view (the only source of the views in force: the SQL migrations
+ * create the tables, and ensureRollupViews creates each missing view after
+ * backfilling its table), and the statements that rebuild a slice of it after
  * raw logs were deleted, so the aggregation is written in one place.
+ * Grains and dimensions follow the readers and a gateway's cardinalities (many
+ * sparse keys; few dense masters and models): no minute or hour rollup but
+ * logs_hourly_key holds key_id (docs/analytics.md, "Rollups").
  */
 import type { QueryParams } from './client.js';
 
@@ -43,15 +47,30 @@ const DIM = {
 } satisfies Record<string, RollupDim>;
 
 export const ROLLUPS: readonly Rollup[] = [
+  // Minutes per master (no key: a key sends far less than a request a minute, so key_id kept one row per log).
   {
     table: 'logs_minute',
     mv: 'logs_minute_mv',
     bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
-    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  // Minutes of everything by model: unfiltered reads open at most (models x minutes) rows, whatever the log count.
+  {
+    table: 'logs_minute_global',
+    mv: 'logs_minute_global_mv',
+    bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
+    dims: [DIM.model],
   },
   {
     table: 'logs_hourly',
     mv: 'logs_hourly_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  // The only rollup with key_id, read only by a key filter or the key facet (sorted by master and key, so such a read opens that key's rows).
+  {
+    table: 'logs_hourly_key',
+    mv: 'logs_hourly_key_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
     dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
   },
@@ -93,6 +112,8 @@ const METRICS = [
   ['errors', 'countIf(status_code >= 400)'],
   ['tokens_in', 'sum(tokens_in)'],
   ['tokens_out', 'sum(tokens_out)'],
+  ['cost', 'sum(cost)'],
+  ['unpriced', 'sum(unpriced)'],
   ['latency_sum', 'sum(latency_ms)'],
   ['latency_q', 'quantilesState(0.5, 0.95, 0.99)(latency_ms)'],
 ] as const;
@@ -130,6 +151,11 @@ export function rollupSelect(r: Rollup, where?: string): string {
 
 export function createMvSql(r: Rollup): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${rollupSelect(r)}`;
+}
+
+/** Backfills a rollup's table from `logs` (TRUNCATE first, so a rerun after a failure heals). */
+export function backfillSql(r: Rollup): string[] {
+  return [`TRUNCATE TABLE ${r.table}`, `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r)}`];
 }
 
 /** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */

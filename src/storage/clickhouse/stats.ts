@@ -2,17 +2,23 @@
  * Statistics over `logs`, exact to the second at both ends of a range. A range
  * is cut into whole UTC days, the whole hours outside them, the whole minutes
  * outside those and the partial minutes at either end, read in one query
- * (UNION ALL): days from `logs_daily_total` (no filter, not by model),
- * `logs_daily_global` (no master or key filter) or `logs_daily` (a master
- * filter, no key filter: the day rollups have no key_id), hours from
- * `logs_hourly_global` / `logs_hourly`, minutes from `logs_minute` (also for
- * minute buckets), and the partial minutes (under a minute at each end) from
- * the raw `logs` table, aggregated into the rollups' shape. Hour buckets never
- * read days, and a key filter never does. All buckets are UTC (the rollup
- * columns are DateTime('UTC')).
+ * (UNION ALL), each piece from the smallest rollup that has the dimensions the
+ * read filters and groups by (docs/analytics.md, "Rollups"):
+ * - no master or key filter: days from `logs_daily_total` (not by model) or
+ *   `logs_daily_global`, hours from `logs_hourly_global`, minutes from
+ *   `logs_minute_global`;
+ * - a master filter: `logs_daily`, `logs_hourly`, `logs_minute`;
+ * - a key filter: no days (no day rollup has key_id), hours from
+ *   `logs_hourly_key`, and everything finer from the raw table, whose sort key
+ *   (master, key, time) reads just that key's records;
+ * and the partial minutes (under a minute at each end) from the raw `logs`
+ * table, aggregated into the rollups' shape. Hour buckets never read days.
+ * All buckets are UTC (the rollup columns are DateTime('UTC')). Cost comes
+ * back exact (Decimal(38, 12) as 10^-12 units; decimal.ts).
  */
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
+import { parseMoney } from './decimal.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -46,6 +52,10 @@ export interface StatsRow {
   errors: number;
   tokens_in: number;
   tokens_out: number;
+  /** Sum of the records' cost in 10^-12 currency units (exact). */
+  cost: bigint;
+  /** Records that had no price (their cost is 0). */
+  unpriced: number;
   latency_sum: number;
   /** p50, p95, p99 in ms; null when not asked for or when there were no requests. */
   quantiles: [number, number, number] | null;
@@ -96,9 +106,12 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
   const byMaster = byKey || filter.master_id !== undefined;
   const needsModel = byModel || filter.model !== undefined;
   const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
+  const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : 'logs_hourly_global';
+  // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
+  const minuteTable = byKey ? RAW_TABLE : byMaster ? 'logs_minute' : 'logs_minute_global';
   const levels = [
     ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
-    ...(bucket !== 'minute' ? [{ step: HOUR, table: byMaster ? 'logs_hourly' : 'logs_hourly_global', column: 'hour' }] : []),
+    ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
   ];
   const parts: Part[] = [];
   // [lo, hi): what is still to read at the next finer level, on both sides of what coarser levels took.
@@ -118,7 +131,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
     }
     gaps = next;
   }
-  for (const [lo, hi] of gaps) parts.push({ table: 'logs_minute', column: 'minute', from: lo, to: hi });
+  for (const [lo, hi] of gaps) parts.push({ table: minuteTable, column: minuteTable === RAW_TABLE ? 'created_at' : 'minute', from: lo, to: hi });
   return [...parts, ...raw];
 }
 
@@ -159,7 +172,7 @@ function sourceSql(
   params: QueryParams,
 ): string {
   // `model` only when grouped by it (logs_daily_total has none; a model filter never reads that table).
-  const metrics = `${levels.byModel ? 'model, ' : ''}requests, errors, tokens_in, tokens_out, latency_sum${withQ ? ', latency_q' : ''}`;
+  const metrics = `${levels.byModel ? 'model, ' : ''}requests, errors, tokens_in, tokens_out, cost, unpriced, latency_sum${withQ ? ', latency_q' : ''}`;
   const conds: string[] = [];
   if (filter.master_id !== undefined) {
     conds.push('master_id = {master_id:UInt64}');
@@ -221,6 +234,8 @@ interface RawRow {
   n_err: number;
   n_in: number;
   n_out: number;
+  n_cost: string;
+  n_unp: number;
   n_lat: number;
   qs?: number[];
 }
@@ -240,7 +255,9 @@ interface Aggregation {
   quantiles?: boolean;
 }
 
-const emptyRow = (): StatsRow => ({ start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, latency_sum: 0, quantiles: null });
+export const emptyRow = (): StatsRow => ({
+  start: null, model: null, requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, cost: 0n, unpriced: 0, latency_sum: 0, quantiles: null,
+});
 
 /** rows[period][set]: the groups with requests, in bucket and model order; a totals set always has its one row. */
 async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
@@ -267,6 +284,8 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
     'sum(errors) AS n_err',
     'sum(tokens_in) AS n_in',
     'sum(tokens_out) AS n_out',
+    'toString(sum(cost)) AS n_cost',
+    'sum(unpriced) AS n_unp',
     'sum(latency_sum) AS n_lat',
     ...(withQ ? ['quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS qs'] : []),
   ];
@@ -291,6 +310,8 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
       errors: Number(r.n_err),
       tokens_in: Number(r.n_in),
       tokens_out: Number(r.n_out),
+      cost: parseMoney(r.n_cost),
+      unpriced: Number(r.n_unp),
       latency_sum: Number(r.n_lat),
       quantiles: withQ && Number(r.n_req) > 0 && r.qs ? [r.qs[0]!, r.qs[1]!, r.qs[2]!] : null,
     };
@@ -328,13 +349,16 @@ export async function queryPeriodTotals(ch: Reader, ranges: TimeRange[], filter?
 /** One model's values per time bucket, as parallel arrays in no particular order (empty buckets absent). */
 export interface ModelSeries {
   model: string;
-  total: number;
+  /** Cost in 10^-12 units for metric `cost` (exact), else a count. */
+  total: bigint;
   starts: number[];
-  values: number[];
+  values: bigint[];
 }
 
+export type SeriesMetric = 'requests' | 'tokens' | 'cost';
+
 /**
- * Per-model series of requests or tokens (in + out) by minute or hour bucket.
+ * Per-model series of requests, tokens (in + out) or cost by minute or hour bucket.
  * The rows are folded into one array pair per model in
  * ClickHouse: a week of hours × 40 models comes back as 40 rows, not 6,720
  * objects to parse. A model appears when it had requests in the range; models
@@ -342,22 +366,24 @@ export interface ModelSeries {
  */
 export async function querySeries(
   ch: Reader,
-  q: { range: TimeRange; filter?: StatsFilter; bucket: 'minute' | 'hour'; metric: 'requests' | 'tokens' },
+  q: { range: TimeRange; filter?: StatsFilter; bucket: 'minute' | 'hour'; metric: SeriesMetric },
 ): Promise<ModelSeries[]> {
   const params: QueryParams = {};
   const [range] = resolveRanges([q.range]);
   const source = sourceSql([range!], q.filter ?? {}, { bucket: q.bucket, byModel: true }, false, params);
   if (!source) return [];
-  const value = q.metric === 'tokens' ? 'sum(tokens_in) + sum(tokens_out)' : 'sum(requests)';
+  const value = q.metric === 'tokens' ? 'sum(tokens_in) + sum(tokens_out)' : q.metric === 'cost' ? 'sum(cost)' : 'sum(requests)';
   // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
   const sql = [
-    'SELECT m, sum(v) AS total, groupArray(start_s) AS starts, groupArray(v) AS vals',
+    // Values as text: a cost is Decimal(38, 12), exact only as text; counts parse the same way.
+    'SELECT m, toString(sum(v)) AS total, groupArray(start_s) AS starts, arrayMap(x -> toString(x), groupArray(v)) AS vals',
     `FROM (\nSELECT ${bucketExpr[q.bucket]} AS start_s, model AS m, ${value} AS v`,
     `FROM (\n${source}\n)`,
     'GROUP BY start_s, m',
     'HAVING sum(requests) > 0)',
     'GROUP BY m',
   ].join('\n');
-  const rows = await ch.query<{ m: string; total: number; starts: number[]; vals: number[] }>(sql, params);
-  return rows.map((r) => ({ model: r.m, total: Number(r.total), starts: r.starts.map(Number), values: r.vals.map(Number) }));
+  const rows = await ch.query<{ m: string; total: string; starts: number[]; vals: string[] }>(sql, params);
+  const parse = q.metric === 'cost' ? parseMoney : (x: string) => BigInt(x);
+  return rows.map((r) => ({ model: r.m, total: parse(r.total), starts: r.starts.map(Number), values: r.vals.map(parse) }));
 }
