@@ -8,6 +8,7 @@ import { statsFlush } from './stats-flush.js';
 import { dashboards } from './dashboards.js';
 import { whoami } from './whoami.js';
 import { consoleScenario } from './console.js';
+import { logsList } from './logs-list.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
@@ -17,4 +18,5 @@ export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   whoami,
   dashboards,
   console: consoleScenario,
+  'logs-list': logsList,
 };

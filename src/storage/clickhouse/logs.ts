@@ -3,7 +3,7 @@
  * condition (with the rollups rebuilt so they agree), and what retention
  * needs. All values are bound parameters.
  */
-import type { ClickHouse, QueryParams } from './client.js';
+import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
 import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
 import { countSlices, sliceTotal, windowStart } from './log-counts.js';
@@ -78,7 +78,7 @@ export function parseCursor(text: string): LogCursor | null {
  * without it, so the page never depends on the rollups being right.
  */
 export async function listLogs(
-  ch: ClickHouse,
+  ch: ClickHouseReader,
   filter: LogFilter,
   limit: number,
   offset: number,
@@ -110,7 +110,7 @@ export async function listLogs(
   return { items, total: counted };
 }
 
-export async function countLogs(ch: ClickHouse, filter: LogFilter = {}): Promise<number> {
+export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): Promise<number> {
   const { where, params } = whereOf(filter);
   const rows = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params);
   return Number(rows[0]?.n ?? 0);
