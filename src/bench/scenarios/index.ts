@@ -9,6 +9,8 @@ import { dashboards } from './dashboards.js';
 import { whoami } from './whoami.js';
 import { consoleScenario } from './console.js';
 import { logsList } from './logs-list.js';
+import { ingestHistory } from './ingest-history.js';
+import { retentionScale } from './retention-scale.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
@@ -19,4 +21,6 @@ export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   dashboards,
   console: consoleScenario,
   'logs-list': logsList,
+  'ingest-history': ingestHistory,
+  'retention-scale': retentionScale,
 };
