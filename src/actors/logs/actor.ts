@@ -14,7 +14,7 @@ import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
-import { deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, type LogFilter } from '../../storage/clickhouse/logs.js';
+import { cursorOf, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
@@ -147,8 +147,15 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const masterId = principal.type === 'master' ? principal.id : undefined;
         const limit = clampLimit(q.limit as number | undefined);
         const offset = (q.offset as number | undefined) ?? 0;
-        const { items, total } = await listLogs(ctx.clickhouse, filterOf(q, masterId), limit, offset);
-        return { items: items.map(logView), total, limit, offset };
+        let cursor: LogCursor | undefined;
+        if (q.cursor !== undefined) {
+          cursor = parseCursor(q.cursor as string) ?? undefined;
+          if (!cursor) throw badRequest('cursor must be a next_cursor of this list', { cursor: 'not a cursor of this list' });
+        }
+        const { items, total } = await listLogs(ctx.clickhouse, filterOf(q, masterId), limit, offset, cursor);
+        // A full page may have a next one; a short page is the last.
+        const next_cursor = items.length === limit ? cursorOf(items[items.length - 1]!) : null;
+        return { items: items.map(logView), total, limit, offset, next_cursor };
       },
 
       /** The list's records as CSV bytes, every one of them (a main-thread caller reads the iterator; it must finish or return() it). */

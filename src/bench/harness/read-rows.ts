@@ -1,34 +1,42 @@
 /**
- * Rows a read takes from storage, measured without timing (the machine is
- * shared, row counts are not): the statements a read sends are captured, and
- * for each `EXPLAIN ESTIMATE` gives the rows of the granules its primary key
- * and partitions select, per table. On a ClickHouse server the same figure is
- * `read_rows` in system.query_log (chDB has no query log).
+ * Rows each query read, as ClickHouse reports them (the JSON format's
+ * `statistics.rows_read`): deterministic whatever the machine's load, so the
+ * bench can show how a read grows with the log count without timing it. The
+ * reader runs the same SQL as the service (parameters rendered as the chDB
+ * transport renders them) on its own chDB connection to the store.
  */
-import type { ClickHouse, ClickHouseReader, QueryParams } from '../../storage/clickhouse/client.js';
+import { Session } from 'chdb';
+import { inlineParams } from '../../storage/clickhouse/literals.js';
+import type { ClickHouseReader, QueryParams } from '../../storage/clickhouse/client.js';
 
-export interface ReadRows {
-  rows: number;
-  byTable: Record<string, number>;
+export interface CountingReader extends ClickHouseReader {
+  /** Rows read and queries run since the last take(), then zeroed. */
+  take(): { rowsRead: number; queries: number };
+  close(): void;
 }
 
-/** Runs `read` against a reader that records its statements, then estimates each. */
-export async function readRows(ch: ClickHouse, read: (reader: ClickHouseReader) => Promise<unknown>): Promise<ReadRows> {
-  const sent: Array<{ sql: string; params?: QueryParams }> = [];
-  const reader = {
-    query: <T>(sql: string, params?: QueryParams) => {
-      sent.push({ sql, params });
-      return ch.query<T>(sql, params);
+/** A reader on an open embedded store (`<dataDir>/clickhouse`, database `gateway`, as openClickHouse makes it). */
+export async function countingReader(dataDir: string): Promise<CountingReader> {
+  const session = new Session(`${dataDir}/clickhouse`, { connectionArgs: ['--output_format_json_quote_64bit_integers=0'] });
+  await session.queryAsync('USE gateway');
+  let rowsRead = 0;
+  let queries = 0;
+  return {
+    async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+      const res = JSON.parse((await session.queryAsync(inlineParams(sql, params), { format: 'JSON' })).text()) as {
+        data: T[];
+        statistics: { rows_read: number };
+      };
+      rowsRead += Number(res.statistics.rows_read);
+      queries++;
+      return res.data;
     },
-  } as ClickHouseReader;
-  await read(reader);
-  const byTable: Record<string, number> = {};
-  let rows = 0;
-  for (const { sql, params } of sent) {
-    for (const r of await ch.query<{ table: string; rows: number }>(`EXPLAIN ESTIMATE ${sql}`, params)) {
-      byTable[r.table] = (byTable[r.table] ?? 0) + Number(r.rows);
-      rows += Number(r.rows);
-    }
-  }
-  return { rows, byTable };
+    take() {
+      const out = { rowsRead, queries };
+      rowsRead = 0;
+      queries = 0;
+      return out;
+    },
+    close: () => session.cleanup(),
+  };
 }

@@ -8,6 +8,9 @@ import { statsFlush } from './stats-flush.js';
 import { dashboards } from './dashboards.js';
 import { whoami } from './whoami.js';
 import { consoleScenario } from './console.js';
+import { logsList } from './logs-list.js';
+import { ingestHistory } from './ingest-history.js';
+import { retentionScale } from './retention-scale.js';
 
 export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<ScenarioResult>> = {
   'ingest-single': ingestSingle,
@@ -17,4 +20,7 @@ export const scenarios: Record<string, (opts: ScenarioOptions) => Promise<Scenar
   whoami,
   dashboards,
   console: consoleScenario,
+  'logs-list': logsList,
+  'ingest-history': ingestHistory,
+  'retention-scale': retentionScale,
 };

@@ -56,7 +56,7 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
 
     let svc: BenchService | undefined;
     try {
-      svc = await startService({}, opts.nodeArgs);
+      svc = await startService(opts.serviceEnv, opts.nodeArgs);
       const s = svc;
       // Warm-up (JIT, first parts), written out before the rounds start.
       const warm = await runLoad({ ...load, base: s.base, seconds: 2 });

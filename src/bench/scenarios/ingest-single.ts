@@ -37,7 +37,7 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
   let svc: BenchService | undefined;
   let ceiling: Ceiling | undefined;
   try {
-    svc = await startService({}, opts.nodeArgs);
+    svc = await startService(opts.serviceEnv, opts.nodeArgs);
     ceiling = await startCeiling();
     const s = svc;
     const c = ceiling;

@@ -6,4 +6,6 @@ export interface ScenarioOptions {
   rounds?: number;
   /** Extra node flags for the service process, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** Extra environment for the service process, e.g. SVC_DATA_DIR of a store with history (ingest-history). */
+  serviceEnv?: Record<string, string>;
 }

@@ -72,10 +72,26 @@ export const logFilters: Record<string, JSONSchema> = {
   offset: { type: 'integer', minimum: 0, default: 0 },
 };
 
+/** The lists' filters plus keyset paging; the export takes the filters alone. */
+const logListQuery: Record<string, JSONSchema> = {
+  ...logFilters,
+  cursor: {
+    type: 'string',
+    pattern: '^[0-9]{1,15}-[0-9]{1,20}$',
+    description: "a page's next_cursor: the records after that page's last one (newest first; offset then skips from there)",
+  },
+};
+
 const logPage: JSONSchema = {
   type: 'object',
-  properties: { items: { type: 'array', items: logView }, total: int, limit: int, offset: int },
-  required: ['items', 'total', 'limit', 'offset'],
+  properties: {
+    items: { type: 'array', items: logView },
+    total: int,
+    limit: int,
+    offset: int,
+    next_cursor: { type: ['string', 'null'], description: 'pass as cursor for the next page (stable while records are inserted); null after a short page' },
+  },
+  required: ['items', 'total', 'limit', 'offset', 'next_cursor'],
 };
 
 /** The admin's and the tenant's log lists: one declaration, the actor narrows a tenant to its own records. */
@@ -88,7 +104,7 @@ const logListRoute = (path: string, role: 'admin' | 'master', summary: string, t
     'A record is listed once the log writer has flushed it to ClickHouse: up to SVC_LOG_FLUSH_MS (default 1 s) after ' +
     'its 202, longer while ClickHouse is slow or down (the record waits in memory or in the spool, never lost).',
   tags: [tag],
-  query: { type: 'object', properties: logFilters },
+  query: { type: 'object', properties: logListQuery },
   success: { status: 200, schema: logPage },
   actor: 'logs',
   message: 'list',

@@ -3,9 +3,10 @@
  * condition (with the rollups rebuilt so they agree), and what retention
  * needs. All values are bound parameters.
  */
-import type { ClickHouse, QueryParams } from './client.js';
+import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
 import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
+import { countSlices, sliceTotal, windowStart } from './log-counts.js';
 
 export interface LogFilter {
   master_id?: number;
@@ -49,24 +50,67 @@ export function whereOf(f: LogFilter): { where: string; params: QueryParams } {
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
+/** A position in the list newest first: the last record of a page (created_at in Unix ms, id). */
+export interface LogCursor {
+  at_ms: number;
+  id: bigint;
+}
+
+/** The cursor after a record, as the API shows it: `<created_at ms>-<id>`. */
+export const cursorOf = (r: LogRow): string => `${Date.parse(`${r.created_text.replace(' ', 'T')}Z`)}-${r.id}`;
+
+/** A cursor's text read back; null when it is not one. */
+export function parseCursor(text: string): LogCursor | null {
+  const m = /^(\d{1,15})-(\d{1,20})$/.exec(text);
+  if (!m) return null;
+  const id = BigInt(m[2]!);
+  return id < 2n ** 64n ? { at_ms: Number(m[1]), id } : null;
+}
+
+/**
+ * One page newest first, after `cursor` when given (keyset: rows strictly
+ * older in (created_at, id) order, so a record inserted meanwhile never shifts
+ * a page), skipping `offset`, and the exact total of the filter. Both come
+ * from the per-slice counts (log-counts.ts) when the rollups carry the filter:
+ * their sum is the total, and the newest slices that hold the page bound the
+ * page's read to their time window. A window that held fewer rows than the
+ * counts promised (a rollup out of step with the raw table) is read again
+ * without it, so the page never depends on the rollups being right.
+ */
 export async function listLogs(
-  ch: ClickHouse,
+  ch: ClickHouseReader,
   filter: LogFilter,
   limit: number,
   offset: number,
+  cursor?: LogCursor,
 ): Promise<{ items: LogRow[]; total: number }> {
-  const { where, params } = whereOf(filter);
-  const [items, count] = await Promise.all([
-    ch.query<LogRow>(
-      `SELECT ${LOG_ROW_SELECT} FROM logs ${where} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-      { ...params, limit, offset },
-    ),
-    ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params),
-  ]);
-  return { items, total: Number(count[0]?.n ?? 0) };
+  const slices = await countSlices(ch, filter);
+  const total = slices ? sliceTotal(slices) : null;
+  const base = whereOf(filter);
+  const conds = base.where ? [base.where.slice('WHERE '.length)] : [];
+  const params: QueryParams = { ...base.params, limit, offset };
+  if (cursor) {
+    // The plain bound lets partitions and the created_at index prune; the tuple picks rows strictly after the cursor.
+    conds.push("created_at <= {cursor_at:DateTime64(3, 'UTC')}", "(created_at, id) < ({cursor_at:DateTime64(3, 'UTC')}, {cursor_id:UInt64})");
+    params.cursor_at = new Date(cursor.at_ms);
+    params.cursor_id = cursor.id;
+  }
+  // Slices reaching the cursor's time may hold rows after it: their records do not count toward the page (a wider window, never a short one).
+  const skipped = cursor && slices ? slices.filter((s) => s.to * 1000 > cursor.at_ms).reduce((a, s) => a + s.n, 0) : 0;
+  const start = slices ? windowStart(slices, skipped + offset + limit) : null;
+  const page = (from: number | null) => {
+    const w = from === null ? conds : [...conds, "created_at >= {window_from:DateTime64(3, 'UTC')}"];
+    return ch.query<LogRow>(
+      `SELECT ${LOG_ROW_SELECT} FROM logs ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      from === null ? params : { ...params, window_from: new Date(from * 1000) },
+    );
+  };
+  const [first, counted] = await Promise.all([page(start), total === null ? countLogs(ch, filter) : Promise.resolve(total)]);
+  const items = start !== null && first.length < limit ? await page(null) : first;
+  return { items, total: counted };
 }
 
-export async function countLogs(ch: ClickHouse, filter: LogFilter = {}): Promise<number> {
+export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): Promise<number> {
   const { where, params } = whereOf(filter);
   const rows = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where}`, params);
   return Number(rows[0]?.n ?? 0);
