@@ -9,7 +9,7 @@
 import { periodRange, previousRange, readRange, type Period } from '../../actors/analytics/periods.js';
 import { queryGroupings, queryPeriodTotals, querySeries, queryStats } from '../../storage/clickhouse/stats.js';
 import type { ClickHouse, ClickHouseReader } from '../../storage/clickhouse/client.js';
-import { readRows } from '../harness/read-rows.js';
+import { readRows } from '../harness/read-estimate.js';
 
 const DAY = 86_400;
 const HOUR = 3600;
