@@ -146,34 +146,3 @@ export async function queryFacets(ch: ClickHouseReader, q: FacetQuery): Promise<
   );
   return { total, dims };
 }
-
-/** What countLogsIn counts: equalities on the rollups' dimensions. */
-export interface CountFilter extends FacetFilter {
-  /** The status code's hundreds (2 for 2xx). */
-  status_class?: number;
-}
-
-/**
- * Records matching `filter` created in [since, until) (Unix seconds), exact to
- * the second, read from the same rollups and raw edges as the facets (so its
- * cost follows the window's buckets, not the log count, except for a key
- * filter, whose finer-than-hour pieces read that key's raw records).
- */
-export async function countLogsIn(ch: ClickHouseReader, since: number, until: number, filter: CountFilter): Promise<number> {
-  const params: QueryParams = {};
-  const types: Record<keyof CountFilter, string> = { ...FILTER_TYPES, status_class: 'UInt8' };
-  const set = (Object.keys(types) as Array<keyof CountFilter>).filter((f) => filter[f] !== undefined);
-  for (const f of set) params[f] = filter[f];
-  const arms = facetPieces(since, until, filter.key_id !== undefined).map((p, i) => {
-    const raw = p.table === 'logs';
-    const col = timeColumn[p.table];
-    const type = raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
-    params[`from${i}`] = timeText(p.from);
-    params[`to${i}`] = timeText(p.to);
-    const where = [`${col} >= {from${i}:${type}}`, `${col} < {to${i}:${type}}`, ...set.map((f) => `${dimExpr(f, raw)} = {${f}:${types[f]}}`)];
-    return `SELECT ${raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table} WHERE ${where.join(' AND ')}`;
-  });
-  if (arms.length === 0) return 0;
-  const rows = await ch.query<{ n: number }>(`SELECT sum(n) AS n FROM (\n${arms.join('\nUNION ALL\n')}\n)`, params);
-  return Number(rows[0]?.n ?? 0);
-}
