@@ -40,6 +40,11 @@ export interface LogsActor extends ActorDefinition<MainContext> {
 
 export { logView };
 
+/** The disk refused the write-ahead file: the records may still be stored, but they were not acknowledged. */
+const walRefused = (): never => {
+  throw unavailable('the log write-ahead file could not be written; retry later', 5);
+};
+
 export interface LogsOptions {
   /** Told about every ClickHouse insert: records and seconds (metrics). */
   onInsert?: (records: number, seconds: number) => void;
@@ -99,7 +104,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   return {
     name: 'logs',
     placement: 'main',
-    concurrency: 256,
+    // Durable ingests hold their slot until the write-ahead file's fdatasync (a few ms): room for every request in flight.
+    concurrency: 4096,
     observers,
     writer: () => writer!,
     flags: () => flags,
@@ -139,7 +145,10 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           throw unavailable('log storage is backed up; retry later', 5);
         }
         if (errors && observers.length) for (const o of observers) o(errors, records.length);
-        return batch ? { accepted: records.length } : { accepted: 1, id };
+        const reply = batch ? { accepted: records.length } : { accepted: 1, id };
+        // Durable acknowledgement: answered once the write-ahead file holding the records is on disk.
+        const synced = writer!.synced();
+        return synced ? synced.then(() => reply, walRefused) : reply;
       },
 
       list: async ({ query, principal }: RouteInput, ctx) => {
@@ -253,6 +262,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           memoryBytes: ctx.config.logMemoryBytes,
           spoolBytes: ctx.config.logSpoolBytes,
           spoolDir: join(ctx.config.dataDir, 'log-spool'),
+          walDir: join(ctx.config.dataDir, 'log-wal'),
+          ack: ctx.config.logAck,
         },
         ctx.clickhouse,
         ctx.log,

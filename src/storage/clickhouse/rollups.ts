@@ -191,7 +191,8 @@ export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
     }
     out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
     out.push({
-      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r, logsWhere.join(' AND '))}`,
+      // Never deduplicated: a rebuilt slice may equal one rebuilt before (sql/clickhouse/009_insert_dedup.sql).
+      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0\n${rollupSelect(r, logsWhere.join(' AND '))}`,
       params,
     });
   }
