@@ -367,8 +367,11 @@ export class TableWriter {
  */
 const insertOptions = (rows: Buffer, columns?: readonly string[]): InsertOptions => ({
   ...(columns ? { format: 'JSONCompactEachRow' as const, columns } : {}),
-  dedupToken: createHash('sha1').update(rows).digest('base64url'),
+  dedupToken: dedupTokenOf(rows),
 });
+
+/** The deduplication token of an insert of these bytes. */
+export const dedupTokenOf = (rows: Buffer): string => createHash('sha1').update(rows).digest('base64url');
 
 const letterOf = (l: DeadLetter, error: InsertError | null): Omit<DeadLetter, 'id' | 'bytes'> => ({
   table: l.table,
