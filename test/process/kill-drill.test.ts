@@ -109,7 +109,7 @@ async function drill(t: Test, mode: 'durable' | 'memory', rnd: () => number): Pr
     SVC_ADMIN_TOKEN: admin,
     SVC_LOG_ACK: mode,
     SVC_LOG_FLUSH_MS: String(flushMs),
-    SVC_LOG_LEVEL: 'warn',
+    SVC_LOG_LEVEL: 'info', // startProcess waits for the info line "listening"
     SVC_WORKERS: '1',
     ...(db ? { SVC_DATABASE_URL: db.url } : {}),
   };
