@@ -43,8 +43,7 @@ interface Ack {
 }
 
 /** Posts batches of 20 marked records on `connections` loops until the service dies; returns what got a 202. */
-async function load(base: string, prefix: string, connections: number, until: Promise<unknown>): Promise<Ack[]> {
-  const acks: Ack[] = [];
+async function load(base: string, prefix: string, connections: number, until: Promise<unknown>, acks: Ack[] = []): Promise<Ack[]> {
   let dead = false;
   void until.then(() => (dead = true));
   const loop = async (c: number) => {
@@ -134,14 +133,17 @@ async function drill(t: Test, mode: 'durable' | 'memory', rnd: () => number): Pr
   for (let round = 1; round <= rounds; round++) {
     const killAfterMs = Math.round(300 + rnd() * 1200);
     const began = Date.now();
-    const acks = load(`http://127.0.0.1:${svc.port}`, `${mode}-${round}`, 8, svc.exited);
+    const answered: Ack[] = [];
+    const acks = load(`http://127.0.0.1:${svc.port}`, `${mode}-${round}`, 8, svc.exited, answered);
+    // The moment counts from the first 202, so that every round kills a service under load, however slow its warm-up.
+    while (answered.length === 0) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, killAfterMs));
     svc.child.kill('SIGKILL');
     const killedAt = Date.now();
     await svc.exited;
     const got = await acks;
     for (const a of got) for (const m of a.marks) acked.set(m, a.at);
-    t.ok(got.length > 0, `round ${round}: SIGKILL ${killAfterMs} ms into the load, after ${got.length} batches answered 202`);
+    t.ok(got.length > 0, `round ${round}: SIGKILL ${killAfterMs} ms after the first 202, after ${got.length} batches answered 202`);
     svc = await startProcess(env, 180_000);
     const base = `http://127.0.0.1:${svc.port}`;
     await drained(base);

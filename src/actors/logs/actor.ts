@@ -14,7 +14,7 @@ import { clampLimit } from '../../http/schema.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
-import { deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, type LogFilter } from '../../storage/clickhouse/logs.js';
+import { dedupLogIds, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
@@ -39,6 +39,13 @@ export interface LogsActor extends ActorDefinition<MainContext> {
 }
 
 export { logView };
+
+/** The ids of compact rows (`[id,...`, LOG_COLUMNS starts with id). */
+function idsOfRows(rows: Buffer): number[] {
+  const ids: number[] = [];
+  for (const m of rows.toString('latin1').matchAll(/^\[(\d+),/gm)) ids.push(Number(m[1]));
+  return ids;
+}
 
 /** The disk refused the write-ahead file: the records may still be stored, but they were not acknowledged. */
 const walRefused = (): never => {
@@ -264,6 +271,10 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           spoolDir: join(ctx.config.dataDir, 'log-spool'),
           walDir: join(ctx.config.dataDir, 'log-wal'),
           ack: ctx.config.logAck,
+          afterReplay: async (rows) => {
+            const removed = await dedupLogIds(ctx.clickhouse, idsOfRows(rows));
+            if (removed > 0) ctx.log.warn({ removed }, 'a replayed log batch had reached ClickHouse before the crash; its second copies were removed');
+          },
         },
         ctx.clickhouse,
         ctx.log,

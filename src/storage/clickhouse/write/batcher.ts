@@ -18,6 +18,8 @@ export interface Batch {
   columns?: readonly string[];
   /** The write-ahead segment holding its rows (durable acknowledgement), released once the batch is done with. */
   segment?: WalSegment;
+  /** Read back from the write-ahead file at start: its first insert may have been cut short by the crash. */
+  recovered?: boolean;
 }
 
 /** Where committed lines go as well, in `durable` acknowledgement (wal.ts). */

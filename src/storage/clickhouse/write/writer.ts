@@ -42,6 +42,11 @@ export interface WriterOptions {
   ack?: AckMode;
   /** The write-ahead segments; read back at start whatever the mode (a node switched to `memory` after a crash still replays them). */
   walDir?: string;
+  /**
+   * Told, after a batch read back from the write-ahead file is stored, of its rows, so that rows its first
+   * insert (cut short by the crash) had already stored are not kept twice (the logs actor: dedupLogIds).
+   */
+  afterReplay?: (rows: Buffer) => Promise<void>;
   /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
   partitionOf?: PartitionOf;
   maxPartitions?: number;
@@ -131,6 +136,7 @@ export class TableWriter {
     }
     for (const r of recovered) {
       for (const b of cutBatch(r.data, undefined, null, { ...opts, columns: r.columns }, r.segment)) {
+        b.recovered = true;
         this.backlog.push(b);
       }
     }
@@ -297,6 +303,8 @@ export class TableWriter {
         this.retryLater();
         return;
       }
+      // Before the segment goes: should this fail (an outage), the batch stays and the check runs again.
+      if (head.batch.recovered && this.opts.afterReplay) await this.opts.afterReplay(head.batch.data);
       this.backoffMs = 0;
       this.retrying = false;
       this.stats.batches++;
