@@ -133,7 +133,7 @@ export async function newestCreatedAt(ch: ClickHouse): Promise<string | null> {
 
 /**
  * Removes second copies of these ids from `logs`, merging each day partition
- * that holds one (OPTIMIZE ... DEDUPLICATE BY id: the copies are identical
+ * that holds one (OPTIMIZE ... FINAL DEDUPLICATE: the copies are identical
  * rows). For a batch replayed after a crash that came during its first
  * insert: ClickHouse can commit the part of `logs` before it records the
  * block for deduplication, and then takes the replay as new (the rollups, fed
@@ -148,7 +148,7 @@ export async function dedupLogIds(ch: ClickHouse, ids: readonly number[]): Promi
   );
   for (const { p } of twice) {
     if (!/^\d{8}$/.test(p)) continue;
-    await ch.command(`OPTIMIZE TABLE logs PARTITION ${p} FINAL DEDUPLICATE BY id`);
+    await ch.command(`OPTIMIZE TABLE logs PARTITION ${p} FINAL DEDUPLICATE`);
   }
   return twice.reduce((n, r) => n + Number(r.extra), 0);
 }
