@@ -45,6 +45,9 @@ function parseSetting(spec: SettingSpec, raw: unknown): string | number | boolea
       if (spec.min !== undefined && n < spec.min) return fail(`must be >= ${spec.min}, got ${n}`);
       return n;
     }
+    case 'choice':
+      if (!spec.values?.includes(text)) return fail(`expected one of ${(spec.values ?? []).join(', ')}, got "${text}"`);
+      return text;
     case 'level':
       if (!levels.has(text)) return fail(`expected one of ${[...levels].join(', ')}, got "${text}"`);
       return text;

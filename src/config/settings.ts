@@ -3,7 +3,7 @@
  * dotted name in the optional SVC_CONFIG file, its type and default. Loading
  * and validation (src/config/load.ts) read this table; so does the README.
  */
-export type SettingType = 'string' | 'url' | 'port' | 'int' | 'bool' | 'level';
+export type SettingType = 'string' | 'url' | 'port' | 'int' | 'bool' | 'level' | 'choice';
 
 export interface SettingSpec {
   env: string;
@@ -14,6 +14,8 @@ export interface SettingSpec {
   min?: number;
   /** Allowed URL schemes for `url` settings. */
   schemes?: string[];
+  /** The values a `choice` setting takes. */
+  values?: readonly string[];
   description: string;
 }
 
@@ -48,6 +50,7 @@ export const settingSpecs = {
   logBatchRecords: { env: 'SVC_LOG_BATCH_RECORDS', key: 'logs.batch_records', type: 'int', default: 20000, min: 1, description: 'log records per ClickHouse insert' },
   logBatchBytes: { env: 'SVC_LOG_BATCH_BYTES', key: 'logs.batch_bytes', type: 'int', default: 8388608, min: 1024, description: 'bytes per ClickHouse insert' },
   logFlushMs: { env: 'SVC_LOG_FLUSH_MS', key: 'logs.flush_ms', type: 'int', default: 1000, min: 1, description: 'longest time a log record waits before its batch is written' },
+  logAck: { env: 'SVC_LOG_ACK', key: 'logs.ack', type: 'choice', values: ['durable', 'memory'], default: 'durable', description: "when POST /logs answers 202: durable, once the records are fdatasynced in the write-ahead file (a kill -9 loses none); memory, once they are in the writer's buffer (faster; a kill -9 loses up to one flush window)" },
   logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
   retentionIntervalMs: { env: 'SVC_RETENTION_INTERVAL_MS', key: 'logs.retention_interval_ms', type: 'int', default: 3600000, min: 1000, description: 'how often log retention (days and max records) is enforced' },
   auditRetentionDays: { env: 'SVC_AUDIT_RETENTION_DAYS', key: 'audit.retention_days', type: 'int', default: 365, min: 1, description: 'days the audit trail is kept' },
@@ -63,7 +66,9 @@ type ValueOf<S extends SettingSpec> = S['type'] extends 'port' | 'int'
   ? number
   : S['type'] extends 'bool'
     ? boolean
-    : string;
+    : S extends { type: 'choice'; values: readonly (infer V)[] }
+      ? V
+      : string;
 
 /** The validated configuration: settings with a default are always present. */
 export type Config = {

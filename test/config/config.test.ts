@@ -34,6 +34,12 @@ t.test("SVC_CHDB_DIRTY_DECAY_MS: how long chDB's allocator keeps freed pages, 50
   t.throws(() => loadConfig({ SVC_CHDB_DIRTY_DECAY_MS: '-1' }), /SVC_CHDB_DIRTY_DECAY_MS/);
 });
 
+t.test('SVC_LOG_ACK: durable unless set to memory (docs/log-pipeline.md, "Acknowledgement")', async (t) => {
+  t.equal(loadConfig({}).logAck, 'durable');
+  t.equal(loadConfig({ SVC_LOG_ACK: 'memory' }).logAck, 'memory');
+  t.equal(loadConfig({ SVC_LOG_ACK: ' durable ' }).logAck, 'durable');
+});
+
 t.test('a bad value throws one line naming the setting', async (t) => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ SVC_PORT: 'eighty' }, /SVC_PORT/],
@@ -44,6 +50,7 @@ t.test('a bad value throws one line naming the setting', async (t) => {
     [{ SVC_REDIS_URL: 'not a url' }, /SVC_REDIS_URL/],
     [{ SVC_LOG_LEVEL: 'loud' }, /SVC_LOG_LEVEL/],
     [{ SVC_AUTH_FAIL_LIMIT: '-1' }, /SVC_AUTH_FAIL_LIMIT/],
+    [{ SVC_LOG_ACK: 'fsync' }, /SVC_LOG_ACK .*expected one of durable, memory/],
   ];
   for (const [env, re] of cases) {
     const err = (() => {

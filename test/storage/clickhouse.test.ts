@@ -25,7 +25,7 @@ type Asserts = Pick<typeof t, 'equal' | 'same' | 'ok' | 'pass'>;
 const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url));
 const MIGRATIONS = [
   '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
-  '007_rollups_regrained.sql', '010_logs_list_indexes.sql',
+  '007_rollups_regrained.sql', '009_insert_dedup.sql', '010_logs_list_indexes.sql',
 ];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
@@ -156,7 +156,7 @@ await t.test('the views in force are the ones rollups.ts generates, and no later
       "SELECT extract(create_table_query, 'non_replicated_deduplication_window = (\\d+)') AS v FROM system.tables WHERE database = currentDatabase() AND name = {t:String}",
       { t: r.table },
     );
-    t.equal(setting?.v, '1000', `${r.table} keeps a deduplication window for replayed inserts`);
+    t.ok(Number(setting?.v) >= 1000, `${r.table} keeps a deduplication window for replayed inserts`);
   }
 });
 

@@ -14,7 +14,7 @@ import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
-import { cursorOf, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
+import { cursorOf, dedupLogIds, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
@@ -39,6 +39,18 @@ export interface LogsActor extends ActorDefinition<MainContext> {
 }
 
 export { logView };
+
+/** The ids of compact rows (`[id,...`, LOG_COLUMNS starts with id). */
+function idsOfRows(rows: Buffer): number[] {
+  const ids: number[] = [];
+  for (const m of rows.toString('latin1').matchAll(/^\[(\d+),/gm)) ids.push(Number(m[1]));
+  return ids;
+}
+
+/** The disk refused the write-ahead file: the records may still be stored, but they were not acknowledged. */
+const walRefused = (): never => {
+  throw unavailable('the log write-ahead file could not be written; retry later', 5);
+};
 
 export interface LogsOptions {
   /** Told about every ClickHouse insert: records and seconds (metrics). */
@@ -99,7 +111,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   return {
     name: 'logs',
     placement: 'main',
-    concurrency: 256,
+    // Durable ingests hold their slot until the write-ahead file's fdatasync (a few ms): room for every request in flight.
+    concurrency: 4096,
     observers,
     writer: () => writer!,
     flags: () => flags,
@@ -139,7 +152,10 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           throw unavailable('log storage is backed up; retry later', 5);
         }
         if (errors && observers.length) for (const o of observers) o(errors, records.length);
-        return batch ? { accepted: records.length } : { accepted: 1, id };
+        const reply = batch ? { accepted: records.length } : { accepted: 1, id };
+        // Durable acknowledgement: answered once the write-ahead file holding the records is on disk.
+        const synced = writer!.synced();
+        return synced ? synced.then(() => reply, walRefused) : reply;
       },
 
       list: async ({ query, principal }: RouteInput, ctx) => {
@@ -260,6 +276,12 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           memoryBytes: ctx.config.logMemoryBytes,
           spoolBytes: ctx.config.logSpoolBytes,
           spoolDir: join(ctx.config.dataDir, 'log-spool'),
+          walDir: join(ctx.config.dataDir, 'log-wal'),
+          ack: ctx.config.logAck,
+          afterReplay: async (rows) => {
+            const removed = await dedupLogIds(ctx.clickhouse, idsOfRows(rows));
+            if (removed > 0) ctx.log.warn({ removed }, 'a replayed log batch had reached ClickHouse before the crash; its second copies were removed');
+          },
         },
         ctx.clickhouse,
         ctx.log,

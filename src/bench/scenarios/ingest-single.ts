@@ -5,6 +5,7 @@
  * (harness/rounds.ts). Both servers stay up; only one is loaded at a time.
  * Afterwards every 2xx must be in ClickHouse, exactly once.
  */
+import { ackCost, ackRows, ackTarget } from '../harness/ack-cost.js';
 import { startCeiling, type Ceiling } from '../harness/ceiling.js';
 import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { runLoad, type LoadOptions } from '../harness/load.js';
@@ -57,6 +58,8 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
     // The writer holds records for up to logs.flush_ms: wait for the count to settle.
     const accepted = warm.ok + runs.reduce((n, r) => n + r.ok, 0);
     const stored = await storedSince(s.base, before, accepted);
+    // The service acknowledges durably (the default); the same load on a memory-mode service, same run.
+    const ack = await ackCost(s.base, opts.rounds ?? 3, opts.nodeArgs, async (base) => (await runLoad({ ...load, base })).rps);
 
     const ratio = paired.ratio;
     const rounds = paired.rounds.map((r) => ({
@@ -92,6 +95,7 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
       ['accepted (2xx, incl. warm-up)', accepted],
       ['stored in ClickHouse', stored],
       ['stored == accepted', stored === accepted ? 'yes' : 'NO'],
+      ...ackRows(ack, 'req/s'),
     ]);
     return okResult(
       name,
@@ -118,6 +122,9 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
         accepted,
         stored,
         stored_equals_accepted: stored === accepted,
+        ack_durable_over_memory: ack.ratio,
+        ack_durable_rps: JSON.stringify(ack.durable),
+        ack_memory_rps: JSON.stringify(ack.memory),
       },
       [
         target('ratio >= 60% of the ceiling', ratio, 0.6),
@@ -125,6 +132,7 @@ export async function ingestSingle(opts: ScenarioOptions = {}): Promise<Scenario
         target('p99 < 25 ms (worst round)', worstP99, 25 - 1e-9, true),
         target('peak RSS < 400 MB', (peakRss ?? Infinity) / 1e6, 400 - 1e-9, true),
         target('stored == accepted', stored === accepted ? 1 : 0, 1),
+        ackTarget(ack),
       ],
       rounds,
     );

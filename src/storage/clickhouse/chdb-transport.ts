@@ -11,7 +11,7 @@
  */
 import { isMainThread } from 'node:worker_threads';
 import { Session, type ChdbQueryStream, type StreamChunk } from 'chdb';
-import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
+import { dedupSettings, insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
 import { inlineParams } from './literals.js';
 
 /** The engine binds one data directory per process; one instance of this class owns it. */
@@ -153,7 +153,7 @@ export class ChdbClickHouse implements ClickHouse {
   async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {
     const { format, columns } = insertTarget(table, options);
     if (rows.length === 0) return;
-    await this.#run((s) => s.insert({ table, values: rows, format, ...(columns ? { columns } : {}), settings: INSERT_SETTINGS }));
+    await this.#run((s) => s.insert({ table, values: rows, format, ...(columns ? { columns } : {}), settings: { ...INSERT_SETTINGS, ...dedupSettings(options) } }));
   }
 
   /** `USE` is connection state in chDB (it sticks for later calls and inserts): set it on every connection. */

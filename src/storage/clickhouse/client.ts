@@ -56,6 +56,19 @@ export interface InsertOptions {
   format?: InsertFormat;
   /** INSERT INTO t (columns): required for JSONCompactEachRow, whose rows carry no names. */
   columns?: readonly string[];
+  /**
+   * `insert_deduplication_token`: an insert with a token seen among the last
+   * `non_replicated_deduplication_window` blocks of a table is dropped, in the
+   * table and in each materialized view's target (dedupSettings).
+   */
+  dedupToken?: string;
+}
+
+/** The settings of an insert carrying a deduplication token: the token reaches the rollups' views too. */
+export function dedupSettings(options: InsertOptions | undefined): Record<string, string | number> {
+  if (!options?.dedupToken) return {};
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(options.dedupToken)) throw new Error('an insert deduplication token is 1-128 characters of [A-Za-z0-9_-]');
+  return { insert_deduplication_token: options.dedupToken, deduplicate_blocks_in_dependent_materialized_views: 1 };
 }
 
 /** The INSERT statement's table and column list, checked: both are spliced into the SQL text. */

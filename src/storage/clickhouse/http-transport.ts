@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
+import { dedupSettings, insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
 import { rethrowAs } from '../outage.js';
 
 /** A server that cannot be reached rejects with the `clickhouse` 503; its own errors (data, syntax) pass unchanged. */
@@ -78,7 +78,7 @@ export class HttpClickHouse implements ClickHouse {
     const res = await this.#client.exec({
       query: `INSERT INTO ${table}${columns ? ` (${columns.map((c) => `\`${c}\``).join(', ')})` : ''} FORMAT ${format}`,
       values: Readable.from([typeof rows === 'string' ? Buffer.from(rows) : rows], { objectMode: false }),
-      clickhouse_settings: INSERT_SETTINGS,
+      clickhouse_settings: { ...INSERT_SETTINGS, ...dedupSettings(options) },
     });
     // The socket goes back to the pool only once the (empty) response is read.
     for await (const _ of res.stream) void _;

@@ -153,9 +153,12 @@ export function createMvSql(r: Rollup): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${rollupSelect(r)}`;
 }
 
-/** Backfills a rollup's table from `logs` (TRUNCATE first, so a rerun after a failure heals). */
+/**
+ * Backfills a rollup's table from `logs` (TRUNCATE first, so a rerun after a failure heals). Without insert
+ * deduplication: the table keeps block ids (migration 009), and a rerun's blocks equal the first run's.
+ */
 export function backfillSql(r: Rollup): string[] {
-  return [`TRUNCATE TABLE ${r.table}`, `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r)}`];
+  return [`TRUNCATE TABLE ${r.table}`, `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0\n${rollupSelect(r)}`];
 }
 
 /** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */
@@ -217,7 +220,8 @@ export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
     }
     out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
     out.push({
-      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')})\n${rollupSelect(r, logsWhere.join(' AND '))}`,
+      // Never deduplicated: a rebuilt slice may equal one rebuilt before (sql/clickhouse/009_insert_dedup.sql).
+      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0\n${rollupSelect(r, logsWhere.join(' AND '))}`,
       params,
     });
   }

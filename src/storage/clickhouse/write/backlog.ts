@@ -96,6 +96,7 @@ export class Backlog {
     if (!left || left.length === 0) {
       if (head.fromSpool) await this.spool.shift();
       else this.takeMemory(this.memory.indexOf(head.batch));
+      head.batch.segment?.doneWith();
       return;
     }
     if (left.length === 1 && left[0] === head.batch.data) return; // nothing of it was stored or set apart
@@ -128,7 +129,10 @@ export class Backlog {
     this.spoolPendingBytes += batch.data.length;
     this.onSpooled?.(batch.records);
     this.spoolChain = this.spoolChain
-      .then(() => this.spool.append(batch.data, batch.records, batch.columns))
+      .then(async () => {
+        await this.spool.append(batch.data, batch.records, batch.columns);
+        batch.segment?.doneWith(); // its rows are on disk in the spool now
+      })
       .catch((err: unknown) => {
         // The disk failed too: keep the batch in memory rather than lose it.
         this.log.error({ err }, 'log spool write failed; batch kept in memory');

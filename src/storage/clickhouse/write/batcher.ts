@@ -5,7 +5,8 @@
  * again when its rows span more partitions than one insert may take
  * (`maxPartitions`): that work happens once a batch, never per accepted row.
  */
-import { splitByPartition, type PartitionOf } from './lines.js';
+import { countLines, splitByPartition, type PartitionOf } from './lines.js';
+import type { WalSegment } from './wal.js';
 
 export interface Batch {
   /** NDJSON rows, each line ending in a newline. */
@@ -15,6 +16,17 @@ export interface Batch {
   masters: Set<number> | null;
   /** The columns of JSONCompactEachRow lines; absent for JSONEachRow objects (and spool files of earlier versions). */
   columns?: readonly string[];
+  /** The write-ahead segment holding its rows (durable acknowledgement), released once the batch is done with. */
+  segment?: WalSegment;
+  /** Read back from the write-ahead file at start: its first insert may have been cut short by the crash. */
+  recovered?: boolean;
+}
+
+/** Where committed lines go as well, in `durable` acknowledgement (wal.ts). */
+export interface LineLog {
+  append(bytes: Buffer): void;
+  /** The lines so far make a batch: they are closed in one segment, returned. */
+  rotate(): WalSegment;
 }
 
 export interface BatcherOptions {
@@ -38,6 +50,7 @@ export class LineBatcher {
   constructor(
     private readonly opts: BatcherOptions,
     private readonly sink: (batch: Batch) => void,
+    private readonly wal?: LineLog,
   ) {}
 
   /**
@@ -58,6 +71,7 @@ export class LineBatcher {
   /** Counts the line last written: `records` records of `masters`. */
   commit(bytes: number, records: number, masters: number | Iterable<number>): void {
     this.buffer![this.bytes + bytes - 1] = 0x0a;
+    this.wal?.append(this.buffer!.subarray(this.bytes, this.bytes + bytes));
     this.records += records;
     this.bytes += bytes;
     if (typeof masters === 'number') this.masters.add(masters);
@@ -79,18 +93,41 @@ export class LineBatcher {
     const handOver = this.bytes * 4 >= buffer.length * 3;
     const data = handOver ? buffer.subarray(0, this.bytes) : Buffer.from(buffer.subarray(0, this.bytes));
     if (handOver) this.buffer = undefined;
-    const { columns, partitionOf, maxPartitions } = this.opts;
     const records = this.records;
     const masters = this.masters;
     this.records = 0;
     this.bytes = 0;
     this.masters = new Set();
-    const groups = partitionOf && maxPartitions ? splitByPartition(data, partitionOf, maxPartitions) : [{ data, records }];
-    for (const g of groups) this.sink({ data: g.data, records: groups.length === 1 ? records : g.records, masters, ...(columns ? { columns } : {}) });
+    const segment = this.wal?.rotate();
+    for (const b of cutBatch(data, records, masters, this.opts, segment)) this.sink(b);
   }
 
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/**
+ * A sealed run of lines as the batches inserted from it: one, or one per group
+ * of partitions. A write-ahead segment read back at start is cut the same way,
+ * so its inserts are the same bytes (and deduplication tokens) as the first try.
+ */
+export function cutBatch(
+  data: Buffer,
+  records: number | undefined,
+  masters: Set<number> | null,
+  opts: Pick<BatcherOptions, 'columns' | 'partitionOf' | 'maxPartitions'>,
+  segment?: WalSegment,
+): Batch[] {
+  const { columns, partitionOf, maxPartitions } = opts;
+  const groups = partitionOf && maxPartitions ? splitByPartition(data, partitionOf, maxPartitions) : [{ data, records: records ?? countLines(data) }];
+  if (segment) segment.pending += groups.length;
+  return groups.map((g) => ({
+    data: g.data,
+    records: groups.length === 1 && records !== undefined ? records : g.records,
+    masters,
+    ...(columns ? { columns } : {}),
+    ...(segment ? { segment } : {}),
+  }));
 }

@@ -8,15 +8,24 @@
  * Past the memory and disk bounds accept() refuses, so the caller can answer
  * 503: nothing accepted is ever dropped.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from '../../../logger.js';
 import type { InsertOptions } from '../client.js';
 import { Backlog } from './backlog.js';
-import { LineBatcher, type Batch } from './batcher.js';
+import { cutBatch, LineBatcher, type Batch } from './batcher.js';
 import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
 import { classifyInsertError, type InsertError } from './errors.js';
 import { insertIsolating, type Delivery, type Refused } from './isolate.js';
 import { countLines, joinLines, lines, type PartitionOf } from './lines.js';
 import { Spool } from './spool.js';
+import { WriteAheadLog } from './wal.js';
+
+/**
+ * When a record counts as accepted: `memory` once it is in the writer's
+ * buffer (a hard crash loses up to one flush window), `durable` once the
+ * write-ahead file holding it is fdatasynced (docs/log-pipeline.md).
+ */
+export type AckMode = 'memory' | 'durable';
 
 export interface WriterOptions {
   table: string;
@@ -29,6 +38,15 @@ export interface WriterOptions {
   spoolBytes: number;
   spoolDir: string;
   deadLetterDir: string;
+  /** Default `memory`. In `durable`, accept() is followed by synced() before answering. */
+  ack?: AckMode;
+  /** The write-ahead segments; read back at start whatever the mode (a node switched to `memory` after a crash still replays them). */
+  walDir?: string;
+  /**
+   * Told, after a batch read back from the write-ahead file is stored, of its rows, so that rows its first
+   * insert (cut short by the crash) had already stored are not kept twice (the logs actor: dedupLogIds).
+   */
+  afterReplay?: (rows: Buffer) => Promise<void>;
   /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
   partitionOf?: PartitionOf;
   maxPartitions?: number;
@@ -78,6 +96,8 @@ export class TableWriter {
   readonly deadLetters: DeadLetterStore;
   private readonly batcher: LineBatcher;
   private readonly backlog: Backlog;
+  /** Present when a walDir is given: it holds the segments left by a crash, and in `durable` mode every accepted line. */
+  private readonly wal: WriteAheadLog | undefined;
   private pumping: Promise<void> | null = null;
   private backoffMs = 0;
   private retrying = false;
@@ -96,11 +116,39 @@ export class TableWriter {
     if (spool.size > 0) log.info({ batches: spool.size, bytes: spool.bytes }, 'replaying the log spool');
     this.backlog = new Backlog(spool, opts, log);
     this.backlog.onSpooled = (records) => (this.stats.spooled += records);
-    this.batcher = new LineBatcher(opts, (batch) => {
-      this.backlog.push(batch);
-      this.kick();
-    });
+    this.wal = opts.walDir ? new WriteAheadLog(opts.walDir, opts.columns ?? [], log) : undefined;
+    const durable = opts.ack === 'durable';
+    if (durable && !this.wal) throw new Error('durable acknowledgement needs a write-ahead directory (walDir)');
+    if (durable && !opts.columns) throw new Error('durable acknowledgement needs the column list');
+    this.batcher = new LineBatcher(
+      opts,
+      (batch) => {
+        this.backlog.push(batch);
+        this.kick();
+      },
+      durable ? this.wal : undefined,
+    );
     this.deadLetters = new DeadLetterStore(opts.deadLetterDir);
+    // Rows acknowledged before a crash: inserted before any new one, cut as their first try was.
+    const recovered = this.wal?.recovered ?? [];
+    if (recovered.length > 0) {
+      log.info({ segments: recovered.length, bytes: recovered.reduce((n, r) => n + r.data.length, 0) }, 'replaying the log write-ahead file');
+    }
+    for (const r of recovered) {
+      for (const b of cutBatch(r.data, undefined, null, { ...opts, columns: r.columns }, r.segment)) {
+        b.recovered = true;
+        this.backlog.push(b);
+      }
+    }
+  }
+
+  /**
+   * In `durable` mode, resolves once everything accepted so far is on disk in
+   * the write-ahead file (rejects when the disk refused it); null in `memory`
+   * mode, where acceptance is the answer.
+   */
+  synced(): Promise<void> | null {
+    return this.opts.ack === 'durable' ? this.wal!.sync() : null;
   }
 
   /** Records waiting anywhere (memory, spool), for metrics and tests. */
@@ -129,7 +177,9 @@ export class TableWriter {
    */
   accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
     const bytes = this.batcher.write(ndjson);
-    if (this.stopped || this.backlog.full(this.batcher.bytes + bytes)) {
+    // A write-ahead file the disk refuses: nothing more can be acknowledged, so nothing more is taken.
+    const walDown = this.opts.ack === 'durable' && this.wal!.failing !== null;
+    if (this.stopped || walDown || this.backlog.full(this.batcher.bytes + bytes)) {
       this.stats.refused += records;
       return false;
     }
@@ -167,6 +217,7 @@ export class TableWriter {
     // One last pass unless ClickHouse is failing: then do not wait out retries, spool instead.
     if (!this.retrying) await this.pump();
     await this.backlog.spillAll();
+    await this.wal?.close(); // the spooled batches' segments are trimmed
   }
 
   /**
@@ -189,7 +240,7 @@ export class TableWriter {
     const letter = this.deadLetters.get(id);
     if (!letter) return null;
     const rows = await this.deadLetters.rows(id);
-    const delivery = await insertIsolating((data) => this.target.insert(letter.table, data, insertOptions(letter.columns)), [rows]);
+    const delivery = await insertIsolating((data) => this.target.insert(letter.table, data, insertOptions(data, letter.columns)), [rows]);
     this.count(delivery);
     const refusedRows = delivery.refused.flatMap((r) => r.rows);
     const left = [...refusedRows, ...(delivery.outage?.left ?? [])];
@@ -231,9 +282,11 @@ export class TableWriter {
         await this.backlog.settle(head, null);
         continue;
       }
+      // Never insert more than the write-ahead file holds: after a crash it is what is replayed, under the same tokens.
+      if (head.batch.segment) await head.batch.segment.flushed;
       const started = performance.now();
       const delivery = await insertIsolating(
-        (rows) => this.target.insert(this.opts.table, rows, insertOptions(head.batch.columns)),
+        (rows) => this.target.insert(this.opts.table, rows, insertOptions(rows, head.batch.columns)),
         [head.batch.data],
         head.batch.records,
       );
@@ -250,6 +303,8 @@ export class TableWriter {
         this.retryLater();
         return;
       }
+      // Before the segment goes: should this fail (an outage), the batch stays and the check runs again.
+      if (head.batch.recovered && this.opts.afterReplay) await this.opts.afterReplay(head.batch.data);
       this.backoffMs = 0;
       this.retrying = false;
       this.stats.batches++;
@@ -311,8 +366,20 @@ export class TableWriter {
   }
 }
 
-const insertOptions = (columns?: readonly string[]): InsertOptions | undefined =>
-  columns ? { format: 'JSONCompactEachRow', columns } : undefined;
+/**
+ * Every insert carries a deduplication token: the hash of its bytes. The same
+ * rows inserted again (a write-ahead segment or spool file replayed after a
+ * crash that came after its insert) are then dropped by ClickHouse, in `logs`
+ * and in every rollup (sql/clickhouse/009_insert_dedup.sql). Rows hold unique
+ * ids, so two different inserts never share bytes.
+ */
+const insertOptions = (rows: Buffer, columns?: readonly string[]): InsertOptions => ({
+  ...(columns ? { format: 'JSONCompactEachRow' as const, columns } : {}),
+  dedupToken: dedupTokenOf(rows),
+});
+
+/** The deduplication token of an insert of these bytes. */
+export const dedupTokenOf = (rows: Buffer): string => createHash('sha1').update(rows).digest('base64url');
 
 const letterOf = (l: DeadLetter, error: InsertError | null): Omit<DeadLetter, 'id' | 'bytes'> => ({
   table: l.table,
