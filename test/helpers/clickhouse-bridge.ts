@@ -445,7 +445,8 @@ export async function serveClickHouseBridge(dataDir: string, opts: BridgeOptions
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await paramChain;
-        while (all.length > idle.length) await new Promise((r) => setTimeout(r, 10));
+        // Requests still running finish first (closing a connection under a running query aborts the engine).
+        for (const until = Date.now() + 5_000; all.length > idle.length && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
         for (const slot of all) slot.session.close();
       })()),
   };
@@ -567,7 +568,13 @@ export async function spawnClickHouseBridge(dataDir: string, opts: BridgeOptions
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        // Referenced again while it stops: an unreferenced child's exit would not keep this process waiting for it.
+        child.ref();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.stdin!.end(); // the bridge closes its engine and exits when its stdin ends
       })),
   };
