@@ -24,9 +24,9 @@ const IDENTITY_MS = 1000; // SVC_IDENTITY_CACHE_MS (the default)
 /** Slack for one Postgres read and the load on a shared machine. */
 const SLACK_MS = 5000; // 2.7 s seen once on 2026-11-25 with a full test run beside this file
 
-// Two nodes start here (B alone may take its 150 s under load) before the subtests run: the suite's 300 s per file
+// Two nodes start here (B alone may take its 300 s under load) before the subtests run: the suite's 300 s per file
 // ran out on a busy machine (load average ~30) in whichever subtest was running then, which read as a hang.
-t.setTimeout(600_000);
+t.setTimeout(900_000);
 
 const a = await startTestService({ env: { SVC_CONFIG_POLL_MS: String(POLL_MS) } });
 t.teardown(() => a.stop());
@@ -82,7 +82,7 @@ const bRun = await startProcess({
   SVC_LOG_FLUSH_MS: '50',
   SVC_CONFIG_POLL_MS: String(POLL_MS),
   SVC_LOG_LEVEL: process.env.NODE_B_LOG_LEVEL ?? 'info',
-}, 150_000);
+}, 300_000); // 150 s was not enough twice at load average ~45 (a start is 67-107 s at ~15: README)
 t.teardown(async () => {
   bRun.child.kill('SIGTERM');
   await bRun.exited;
