@@ -4,7 +4,7 @@
  * made on one node makes the other's answers of that scope fresh (and only
  * those); plus the bounds of one cache: maximum age, entry count, rejected
  * reads not kept, and reads straight to ClickHouse while the store is down.
- * Reads run on the real engine (chDB).
+ * Reads run on the real engine (chDB; over HTTP through the bridge in bridge mode).
  */
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Redis } from 'ioredis';
-import { openClickHouse } from '../../src/storage/clickhouse/open.js';
 import type { ClickHouse, ClickHouseReader, QueryParams } from '../../src/storage/clickhouse/client.js';
 import { RedisStore } from '../../src/storage/redis/redis-store.js';
 import { MemoryStore } from '../../src/storage/redis/memory-store.js';
@@ -20,13 +19,13 @@ import type { SharedStore } from '../../src/storage/redis/store.js';
 import { logGenerationKey } from '../../src/storage/redis/layout.js';
 import { LogGenerations } from '../../src/actors/logs/generations.js';
 import { StatsReadCache } from '../../src/actors/analytics/read-cache.js';
-import { redisAvailable } from '../helpers/harness.js';
+import { openTestClickHouse, redisAvailable } from '../helpers/harness.js';
 
 // Its own database: the generation hash is shared by every node on a Redis, so other test files must not touch it.
 const redisUrl = process.env.TEST_REDIS_CACHE_URL ?? 'redis://127.0.0.1:6379/14';
 const log = pino({ level: 'silent' });
 const dir = mkdtempSync(join(tmpdir(), 'cp-cache-'));
-const ch: ClickHouse = await openClickHouse({ dataDir: dir });
+const ch: ClickHouse = await openTestClickHouse(dir);
 t.teardown(async () => {
   await ch.close();
   rmSync(dir, { recursive: true, force: true });

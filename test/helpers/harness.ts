@@ -3,8 +3,13 @@
  * against real stores: this machine's Postgres (a fresh database per service)
  * and Redis (db 15) when they answer, the embedded ones otherwise, chDB in a
  * temporary directory. With SVC_TEST_REQUIRE_SERVICES=1 (CI) a missing
- * Postgres or Redis fails the run instead of falling back.
+ * Postgres or Redis fails the run instead of falling back. With
+ * SVC_TEST_CLICKHOUSE=bridge the service reaches ClickHouse over HTTP
+ * (SVC_CLICKHOUSE_URL) through a bridge that serves ClickHouse's HTTP interface
+ * from chDB in a child process (clickhouse-bridge.ts), one database per data
+ * directory.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,12 +19,38 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { startService, type Service } from '../../src/service.js';
 import type { Config } from '../../src/config/settings.js';
+import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
+import { openClickHouse } from '../../src/storage/clickhouse/open.js';
+import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
+import { spawnClickHouseBridge, type ClickHouseBridge } from './clickhouse-bridge.js';
 
 export const adminToken = 'test-admin-token';
 export const internalToken = 'test-internal-token';
 const pgAdminUrl = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 const required = process.env.SVC_TEST_REQUIRE_SERVICES === '1';
+/** ClickHouse over HTTP through the bridge instead of embedded chDB (SVC_TEST_CLICKHOUSE=bridge). */
+export const clickhouseBridged = process.env.SVC_TEST_CLICKHOUSE === 'bridge';
+
+let bridge: Promise<ClickHouseBridge> | null = null;
+/** One bridge per test process, started when first needed; it exits with the process and removes its files. */
+export function sharedBridge(): Promise<ClickHouseBridge> {
+  return (bridge ??= spawnClickHouseBridge(mkdtempSync(join(tmpdir(), 'ch-bridge-')), { removeDataDir: true }));
+}
+
+/** The bridge URL of the database that stands for a data directory (the same one on a restart with that directory). */
+export async function bridgeUrlFor(dataDir: string): Promise<string> {
+  return (await sharedBridge()).database(`t_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`);
+}
+
+/**
+ * ClickHouse for a test that drives the store itself: embedded chDB under
+ * `dataDir`, or in bridge mode a client of the bridge on a database of its own.
+ */
+export async function openTestClickHouse(dataDir: string): Promise<ClickHouse> {
+  if (!clickhouseBridged) return openClickHouse({ dataDir });
+  return new HttpClickHouse({ url: await bridgeUrlFor(dataDir) });
+}
 
 export async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: pgAdminUrl, connectionTimeoutMillis: 1500 });
@@ -80,6 +111,8 @@ export interface TestService {
   dataDir: string;
   usingPostgres: boolean;
   usingRedis: boolean;
+  /** ClickHouse reached over HTTP through the bridge. */
+  usingBridge: boolean;
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   stop(): Promise<void>;
 }
@@ -121,6 +154,7 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
   }
   const useRedis = !opts.embedded && (await redisAvailable());
   if (useRedis && !opts.keepData && !opts.dataDir) await flushRedis();
+  const clickhouseUrl = clickhouseBridged && !opts.embedded ? await bridgeUrlFor(dataDir) : undefined;
   const env: Record<string, string> = {
     SVC_PORT: '0',
     SVC_HOST: '127.0.0.1',
@@ -132,6 +166,7 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
     SVC_OUTBOX_INTERVAL_MS: '100',
     ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}),
     ...(useRedis ? { SVC_REDIS_URL: redisUrl } : {}),
+    ...(clickhouseUrl ? { SVC_CLICKHOUSE_URL: clickhouseUrl } : {}),
     ...opts.env,
   };
   const config = loadConfig(env);
@@ -146,6 +181,7 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
     dataDir,
     usingPostgres: usePg,
     usingRedis: useRedis,
+    usingBridge: clickhouseUrl !== undefined,
     request: (method, path, ro = {}) => request(base, method, path, ro),
     stop: async () => {
       if (stopped) return;

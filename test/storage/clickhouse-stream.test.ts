@@ -1,7 +1,8 @@
-/** Streamed SELECTs (ClickHouse.stream) on both transports: whole results, one header, early exits, errors. */
+/**
+ * Streamed SELECTs (ClickHouse.stream) on chDB: whole results, one header, early exits, errors. The HTTP transport's
+ * streams run against the bridge in clickhouse-http.test.ts.
+ */
 import t from 'tap';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,55 +59,4 @@ t.test('chdb: every row once, one header line across blocks, bound values, early
   await open.next();
   await ch.close(); // with a stream still open
   await t.rejects(ch.stream('SELECT 1'), /closed/);
-});
-
-t.test('http: the body as it arrives, FORMAT appended, parameters bound, return() hangs up', async (t) => {
-  const seen: Array<{ url: URL; body: string }> = [];
-  let closedEarly = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const body = Buffer.concat(chunks).toString();
-      seen.push({ url, body });
-      if (body.includes('bad')) {
-        res.writeHead(400, { 'X-ClickHouse-Exception-Code': '47' });
-        res.end('Code: 47. DB::Exception: Unknown identifier bad');
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': 'text/csv' });
-      res.write('"n"\n');
-      let i = 0;
-      const more = () => {
-        while (i < 20_000) {
-          const line = `${i++}${'x'.repeat(1000)}\n`;
-          if (!res.write(line)) return void res.once('drain', more);
-        }
-        res.end();
-      };
-      res.on('close', () => {
-        if (i < 20_000) closedEarly++;
-      });
-      more();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
-  const http = await openClickHouse({ url: `http://127.0.0.1:${port}`, dataDir: tmpdir(), database: 'gateway' });
-  t.teardown(() => http.close());
-
-  const all = await text(await http.stream('SELECT n FROM logs WHERE master_id = {m:UInt64}', { m: 7 }));
-  t.equal(all.split('\n').length - 1, 20_001);
-  t.match(seen[0]!.body, /^SELECT n FROM logs WHERE master_id = \{m:UInt64\}\s+FORMAT CSVWithNames\s*$/);
-  t.equal(seen[0]!.url.searchParams.get('param_m'), '7');
-
-  const early = await http.stream('SELECT n FROM logs', {}, 'CSV');
-  await early.next();
-  await early.return!();
-  await new Promise((r) => setTimeout(r, 200));
-  t.equal(closedEarly, 1, 'leaving early closes the connection; the server stops writing');
-
-  await t.rejects(http.stream('SELECT bad'), /Unknown identifier/, 'an error status rejects');
 });

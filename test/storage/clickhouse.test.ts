@@ -1,6 +1,4 @@
 import t from 'tap';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -349,57 +347,4 @@ t.test('openClickHouse picks http for a url', async (t) => {
   const http: ClickHouse = await openClickHouse({ url: 'http://127.0.0.1:1', dataDir });
   t.equal(http.transport, 'http');
   await http.close();
-});
-
-
-t.test('http transport speaks the ClickHouse HTTP protocol (against a fake server)', async (t) => {
-  const seen: { url: URL; body: string }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      seen.push({ url, body: Buffer.concat(chunks).toString() });
-      res.end(url.pathname === '/ping' ? 'Ok.\n' : url.searchParams.has('param_s') ? '{"x":1}\n{"x":2}\n' : '');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
-  const http = await openClickHouse({ url: `http://127.0.0.1:${port}`, dataDir, database: 'gateway' });
-  t.teardown(() => http.close());
-
-  t.equal(await http.ping(), true);
-  const at = new Date('2024-01-02T03:04:05.678Z');
-  t.same(await http.query('SELECT {s:String} AS s, {d:DateTime64(3)} AS d', { s: "it's", d: at }), [{ x: 1 }, { x: 2 }]);
-  let q = seen.at(-1)!;
-  t.match(q.body, /^SELECT \{s:String\} AS s, \{d:DateTime64\(3\)\} AS d\s+FORMAT JSONEachRow\s*$/);
-  t.equal(q.url.searchParams.get('param_s'), "it\\'s", 'values travel (escaped) as parameters, not SQL');
-  t.equal(q.url.searchParams.get('param_d'), '1704164645.678', 'a Date is an exact Unix timestamp');
-  t.equal(q.url.searchParams.get('output_format_json_quote_64bit_integers'), '0');
-  t.equal(q.url.searchParams.get('database'), 'gateway');
-
-  await http.command('DELETE FROM logs WHERE id = {id:UInt64}', { id: 5 });
-  q = seen.at(-1)!;
-  t.equal(q.body, 'DELETE FROM logs WHERE id = {id:UInt64}');
-  t.equal(q.url.searchParams.get('param_id'), '5');
-
-  const ndjson = Buffer.from('{"id":1}\n{"id":2}\n');
-  await http.insert('logs', ndjson);
-  q = seen.at(-1)!;
-  t.equal(q.url.searchParams.get('query'), 'INSERT INTO logs FORMAT JSONEachRow');
-  t.equal(q.body, ndjson.toString(), 'NDJSON bytes are sent as they are');
-  t.equal(q.url.searchParams.get('input_format_skip_unknown_fields'), '1');
-  t.equal(q.url.searchParams.get('date_time_input_format'), 'best_effort');
-
-  const rows = Buffer.from('[1,"g"]\n[2,"h"]\n');
-  await http.insert('logs', rows, { format: 'JSONCompactEachRow', columns: ['id', 'group'] });
-  q = seen.at(-1)!;
-  t.equal(q.url.searchParams.get('query'), 'INSERT INTO logs (`id`, `group`) FORMAT JSONCompactEachRow', 'the column list, quoted');
-  t.equal(q.body, rows.toString(), 'compact rows are sent as they are');
-  t.equal(q.url.searchParams.get('input_format_skip_unknown_fields'), '1');
-  const calls = seen.length;
-  await t.rejects(http.insert('logs', rows, { format: 'JSONCompactEachRow' }), /needs its column list/);
-  await t.rejects(http.insert('logs', rows, { format: 'JSONCompactEachRow', columns: ['id`'] }), /invalid ClickHouse column name/);
-  t.equal(seen.length, calls, 'a bad insert never reaches the server');
 });

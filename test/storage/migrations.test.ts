@@ -15,7 +15,9 @@ import pg from 'pg';
 import { sql, type DatabasePool } from 'slonik';
 import t from 'tap';
 import { migrateClickHouse } from '../../src/storage/clickhouse/migrate.js';
-import { openClickHouse } from '../../src/storage/clickhouse/open.js';
+import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
+import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
+import { clickhouseBridged, openTestClickHouse, sharedBridge } from '../helpers/harness.js';
 import { checksumOf, MigrationError } from '../../src/storage/migrations/files.js';
 import { migratePostgres, withClickHouseMigrationLock } from '../../src/storage/postgres/migrate.js';
 import { connectPool } from '../../src/storage/postgres/pool.js';
@@ -123,15 +125,24 @@ t.test('start-up stops with one line naming a changed applied file', async (t) =
 t.test('clickhouse', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mig-ch-'));
   tempDirs.push(dataDir);
-  const ch = await openClickHouse({ dataDir });
-  t.teardown(() => ch.close());
+  const base = await openTestClickHouse(dataDir);
+  t.teardown(() => base.close());
   const [a, b] = await twoNodes(await freshDatabase());
   let db = 0;
-  /** Each case in a database of its own: schema_migrations is unqualified. */
-  async function useFresh(): Promise<void> {
+  /**
+   * Each case in a database of its own: schema_migrations is unqualified.
+   * Over HTTP a database is chosen per request (USE does not last), so a client of its own.
+   */
+  async function useFresh(): Promise<ClickHouse> {
     const name = `mig_${++db}`;
-    await ch.command(`CREATE DATABASE ${name}`);
-    await ch.command(`USE ${name}`);
+    if (clickhouseBridged) {
+      const ch = new HttpClickHouse({ url: await (await sharedBridge()).database(name) });
+      t.teardown(() => ch.close());
+      return ch;
+    }
+    await base.command(`CREATE DATABASE ${name}`);
+    await base.command(`USE ${name}`);
+    return base;
   }
   const CH_FILES = {
     '001_a.sql': 'CREATE TABLE IF NOT EXISTS counted (n UInt32) ENGINE = MergeTree ORDER BY n;\nINSERT INTO counted VALUES (1);\n',
@@ -139,7 +150,7 @@ t.test('clickhouse', async (t) => {
   };
 
   await t.test('two nodes at once, under the Postgres lock, apply each file once', async (t) => {
-    await useFresh();
+    const ch = await useFresh();
     const dir = writeDir(CH_FILES);
     const runs = await Promise.all(
       [a, b].map((pool) => migrateClickHouse(ch, dir, { lock: (fn) => withClickHouseMigrationLock(pool, fn) })),
@@ -159,7 +170,7 @@ t.test('clickhouse', async (t) => {
   });
 
   await t.test('a dirty marker left by a crash reruns that file, which heals', async (t) => {
-    await useFresh();
+    const ch = await useFresh();
     const dir = writeDir({ '001_a.sql': CH_FILES['001_a.sql'] });
     t.same(await migrateClickHouse(ch, dir), ['001_a.sql']);
     // The crash: 002 marked started, its first statement ran, the second did not, nothing recorded.
@@ -180,7 +191,7 @@ t.test('clickhouse', async (t) => {
   });
 
   await t.test('an old schema_migrations without checksums upgrades in place, once', async (t) => {
-    await useFresh();
+    const ch = await useFresh();
     await ch.command('CREATE TABLE schema_migrations (version UInt32, name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY version');
     await ch.command('CREATE TABLE counted (n UInt32) ENGINE = MergeTree ORDER BY n');
     await ch.insert('schema_migrations', JSON.stringify({ version: 1, name: '001_a.sql' }) + '\n');
@@ -197,5 +208,5 @@ t.test('clickhouse', async (t) => {
     fs.writeFileSync(path.join(dir, '001_a.sql'), 'SELECT 1;\n');
     await t.rejects(migrateClickHouse(ch, dir), /001_a\.sql changed after it was applied/);
   });
-  await ch.command('USE gateway');
+  if (!clickhouseBridged) await base.command('USE gateway');
 });

@@ -5,7 +5,7 @@
  * column list).
  */
 import { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, parseError, type ClickHouseClient } from '@clickhouse/client';
 import { dedupSettings, insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
 import { rethrowAs } from '../outage.js';
 
@@ -51,16 +51,20 @@ export class HttpClickHouse implements ClickHouse {
   /**
    * The response body as it arrives: the socket is read only as fast as the
    * caller takes blocks. Resolves once the server answered 200 (a bad query
-   * rejects); an error the server meets later ends the body early.
+   * rejects). An error the server meets later is written into the body
+   * (ClickHouse 25.11+: a block tagged with X-ClickHouse-Exception-Tag): it is
+   * kept out of the bytes given and thrown instead, as the chDB transport does.
    */
   async stream(sql: string, params: QueryParams = {}, format: StreamFormat = 'CSVWithNames'): Promise<AsyncIterableIterator<Uint8Array>> {
     this.#open();
     const res = await this.#client.exec({ query: `${sql}\nFORMAT ${format}`, query_params: params });
     const body = res.stream;
     const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const tag = res.response_headers['x-clickhouse-exception-tag'];
+    const next = typeof tag === 'string' && tag !== '' ? exceptionWatch(chunks, tag) : () => chunks.next();
     // return() before the first next() would not reach the stream: destroy it here, so the socket is freed either way.
     const it: AsyncIterableIterator<Uint8Array> = {
-      next: () => chunks.next(),
+      next,
       return: async () => {
         body.destroy();
         return { done: true, value: undefined };
@@ -102,4 +106,46 @@ export class HttpClickHouse implements ClickHouse {
   #open(): void {
     if (this.#closed) throw new Error('ClickHouse (http) is closed');
   }
+}
+
+/**
+ * Blocks of a body that may end with ClickHouse's exception block
+ * (`\r\n__exception__\r\n<tag>\n<message>\n<length> <tag>\r\n__exception__\r\n`, as @clickhouse/client reads it):
+ * the bytes before it are given, then the error is thrown. The last bytes of
+ * each block are held back until the next one shows they do not start it.
+ */
+function exceptionWatch(chunks: AsyncIterator<Buffer>, tag: string): () => Promise<IteratorResult<Uint8Array>> {
+  const start = Buffer.from(`\r\n__exception__\r\n${tag}`);
+  let held: Buffer = Buffer.alloc(0);
+  return async () => {
+    for (;;) {
+      const r = await chunks.next();
+      if (!r.done) held = held.length ? Buffer.concat([held, r.value]) : r.value;
+      const at = held.indexOf(start);
+      if (at >= 0) {
+        if (at > 0) {
+          const data = held.subarray(0, at);
+          held = held.subarray(at);
+          return { done: false, value: data };
+        }
+        if (r.done || held.includes(`${tag}\r\n__exception__\r\n`, start.length)) {
+          const text = held.subarray(start.length).toString().replace(/^\r?\n/, '');
+          throw parseError(text.slice(0, text.lastIndexOf('\n', text.lastIndexOf(` ${tag}\r\n`))));
+        }
+        continue;
+      }
+      if (r.done) {
+        if (held.length === 0) return { done: true, value: undefined };
+        const data = held;
+        held = Buffer.alloc(0);
+        return { done: false, value: data };
+      }
+      const keep = Math.min(held.length, start.length - 1);
+      if (held.length > keep) {
+        const data = held.subarray(0, held.length - keep);
+        held = held.subarray(held.length - keep);
+        return { done: false, value: data };
+      }
+    }
+  };
 }
