@@ -2,7 +2,7 @@
  * The alert domain's values (decisions.md): types, severities, statuses and
  * their legal transitions, and the defaults of the two single records.
  */
-export const alertTypes = ['traffic_spike', 'error_rate', 'upstream_failure', 'quota_exhausted', 'custom'] as const;
+export const alertTypes = ['traffic_spike', 'error_rate', 'upstream_failure', 'quota_exhausted', 'budget', 'custom'] as const;
 export const severities = ['info', 'warning', 'critical'] as const;
 export const statuses = ['active', 'acknowledged', 'resolved', 'dismissed'] as const;
 

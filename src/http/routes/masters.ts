@@ -2,7 +2,7 @@
 import type { Route } from '../route.js';
 import { idParam, pageOf, pageQuery, type JSONSchema } from '../schema.js';
 import {
-  keyAccessBody, keyIssueBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
+  keyAccessBody, keyBudgetBody, keyIssueBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
   masterWithKey,
 } from './tenancy-schemas.js';
 
@@ -29,7 +29,7 @@ export const masterRoutes: Route[] = [
     success: ok(pageOf(masterView)), actor: 'masters', message: 'list',
   },
   // GET /admin/masters/{id} embeds realtime figures: declared in analytics.ts.
-  { ...onMaster('PUT', '/admin/masters/{id}', 'Update name, group, max_child_keys, global_qps', 'update'), body: masterUpdateBody },
+  { ...onMaster('PUT', '/admin/masters/{id}', 'Update name, group, max_child_keys, global_qps, budget, budget_period', 'update'), body: masterUpdateBody },
   onMaster('DELETE', '/admin/masters/{id}', 'Soft-delete a master; its epoch rises so every child key fails', 'remove'),
   onMaster('POST', '/admin/masters/{id}/freeze', 'Suspend a master: its key and all its child keys are refused', 'freeze'),
   onMaster('POST', '/admin/masters/{id}/unfreeze', 'Reactivate a suspended master', 'unfreeze'),
@@ -62,5 +62,10 @@ export const masterRoutes: Route[] = [
     method: 'PUT', path: '/admin/keys/{id}/access', role: 'admin', tags, params: idParam, body: keyAccessBody,
     summary: 'Default and allowed namespaces of one key (within what its master allows)',
     success: ok(keyView), actor: 'child-keys', message: 'adminAccess',
+  },
+  {
+    method: 'PUT', path: '/admin/keys/{id}/budget', role: 'admin', tags, params: idParam, body: keyBudgetBody,
+    summary: 'Budget and budget period of one key (docs/spend.md); a new period starts at its current UTC boundary',
+    success: ok(keyView), actor: 'child-keys', message: 'adminBudget',
   },
 ];
