@@ -24,7 +24,8 @@ export function toPico(text: string): Pico {
 /** Pico-units to decimal text with 12 places (`0.000002000000`): what the Decimal(38,12) column takes. */
 export function picoText(p: Pico): string {
   const neg = p < 0;
-  const s = (neg ? -BigInt(p) : typeof p === 'bigint' ? p : BigInt(p)).toString().padStart(SCALE + 1, '0');
+  // A safe integer prints its exact digits (no exponent below 10^21): no BigInt on the ingestion path.
+  const s = (typeof p === 'number' ? String(neg ? -p : p) : (neg ? -p : p).toString()).padStart(SCALE + 1, '0');
   return `${neg ? '-' : ''}${s.slice(0, -SCALE)}.${s.slice(-SCALE)}`;
 }
 
