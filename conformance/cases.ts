@@ -68,6 +68,7 @@ export const population = {
     { label: 'models', master: 'acme', body: { default_namespace: 'prod', model_limits_enabled: true, model_limits: 'chat' } },
     { label: 'quota', master: 'acme', body: { default_namespace: 'prod', quota_limit: 100, quota_reset_type: 'daily' } },
     { label: 'zero', master: 'acme', body: { default_namespace: 'prod', quota_limit: 0 } },
+    { label: 'nobudget', master: 'acme', body: { default_namespace: 'prod', budget: 0 } },
     { label: 'susp', master: 'acme', body: { default_namespace: 'prod', status: 'suspended' } },
     { label: 'exp', master: 'acme', body: { default_namespace: 'prod' }, expires_in_s: 3600 },
     { label: 'revoked', master: 'acme', body: { default_namespace: 'prod' }, revoke: true },
@@ -106,6 +107,7 @@ export const initialCases: Case[] = [
   { name: 'model limit: upstream name does not count', credential: 'models', ip, model: 'gpt-a', namespace: '', expect: deny('model_not_allowed') },
   { name: 'quota unused', credential: 'quota', ip, model: 'chat', namespace: '', expect: allow({ ...ga(), ...gb() }) },
   { name: 'quota limit 0', credential: 'zero', ip, model: 'chat', namespace: '', expect: deny('quota_exceeded') },
+  { name: 'budget 0', credential: 'nobudget', ip, model: 'chat', namespace: '', expect: deny('budget_exceeded') },
   { name: 'suspended key', credential: 'susp', ip, model: 'chat', namespace: '', expect: deny('key_suspended') },
   { name: 'expiring key, before', credential: 'exp', ip, model: 'chat', namespace: '', expect: allow({ ...ga(), ...gb() }) },
   { name: 'expiring key, two hours later', credential: 'exp', ip, model: 'chat', namespace: '', at_offset_s: 7200, expect: deny('expired') },
@@ -157,7 +159,7 @@ const every = (names: string[], e: Expected) => Object.fromEntries(names.map((n)
 const acmeCases = ['no namespace anywhere', 'named namespace, two groups', 'other namespace', 'third namespace',
   'inside allow range', 'deny range wins over allow', 'outside allow list', 'IPv4-mapped IPv6 is IPv4', 'IPv4-mapped IPv6 in deny range',
   'IPv6 inside range (rule written upper case)', 'IPv6 outside range', 'model limit: listed public name', 'model limit: other public name',
-  'model limit: upstream name does not count', 'quota unused', 'quota limit 0', 'expiring key, before'];
+  'model limit: upstream name does not count', 'quota unused', 'quota limit 0', 'budget 0', 'expiring key, before'];
 
 /** Changes of every kind, in order; each lists what it changes in the table. */
 export const steps: Step[] = [
@@ -184,6 +186,7 @@ export const steps: Step[] = [
       'IPv6 inside range (rule written upper case)': allow({ ...ga(), ...gb() }), 'IPv6 outside range': deny('ip_not_allowed'),
       'model limit: listed public name': allow({ ...ga(), ...gb() }), 'model limit: other public name': deny('model_not_allowed'),
       'model limit: upstream name does not count': deny('model_not_allowed'), 'quota unused': deny('quota_exceeded'), 'quota limit 0': deny('quota_exceeded'),
+      'budget 0': deny('budget_exceeded'),
       'expiring key, before': allow({ ...ga(), ...gb() }), 'quota used up, next day (new period)': allow({ ...ga(), ...gb() }),
     },
   },

@@ -15,7 +15,7 @@ export interface StoreReads {
 }
 
 /** The layout version this reader was written against (§ "Layout versions"). */
-export const readerLayoutVersion = 2;
+export const readerLayoutVersion = 3;
 
 export interface Request {
   /** The bearer credential as the client sent it. */
@@ -65,6 +65,26 @@ const unavailable = (reason: string, extra: Partial<Decision> = {}): Decision =>
 function int(hash: Record<string, string>, field: string): number | null {
   const raw = (hash[field] ?? '').trim();
   return /^-?\d+$/.test(raw) ? Number(raw) : null;
+}
+
+/** § "Tenancy": a decimal amount (budget fields) as an integer of 10^-12 units; null when it does not parse. */
+function money(hash: Record<string, string>, field: string): bigint | null {
+  const m = /^(-?)(\d+)(?:\.(\d{1,12}))?$/.exec((hash[field] ?? '').trim());
+  return m ? BigInt(`${m[1]}${m[2]}${(m[3] ?? '').padEnd(12, '0')}`) : null;
+}
+
+/** § "Budget": refused once the period's spend reached the limit; a period that has ended counts as unspent. */
+function budgetSpent(hash: Record<string, string>, nowS: number): boolean | null {
+  if (!('budget_limit' in hash)) return false; // written before layout 3: no budget
+  const limit = money(hash, 'budget_limit');
+  if (limit === null) return null;
+  if (limit === -1000000000000n) return false;
+  const used = money(hash, 'budget_used');
+  const start = int(hash, 'budget_period_start');
+  if (used === null || start === null) return null;
+  const type = (hash.budget_reset_type ?? 'never').trim();
+  const inPeriod = type === 'never' || periodStartS(type, nowS) <= start ? used : 0n;
+  return inPeriod >= limit;
 }
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -155,7 +175,7 @@ export class Reader {
 
   /**
    * § "Decisions": credential, client address, namespace, model limits,
-   * quota, then routing, in that order; the first failing check gives the reason.
+   * quota, budget, then routing, in that order; the first failing check gives the reason.
    */
   async decide(req: Request): Promise<Decision> {
     const nowS = Math.floor(this.now() / 1000);
@@ -218,6 +238,13 @@ export class Reader {
       const type = (token.quota_reset_type ?? 'never').trim();
       const inPeriod = type === 'never' || periodStartS(type, nowS) <= periodStart ? used : 0;
       if (inPeriod + (req.unflushedTokens ?? 0) >= limit) return deny('quota_exceeded', { ...who, namespace });
+    }
+
+    // Budget: the key's, then its master's.
+    for (const hash of [token, master]) {
+      const spent = budgetSpent(hash, nowS);
+      if (spent === null) return deny('bad_metadata', who);
+      if (spent) return deny('budget_exceeded', { ...who, namespace });
     }
 
     return this.route(namespace, req.model, { ...who, namespace });

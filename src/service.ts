@@ -38,6 +38,7 @@ import { IdentityCache } from './actors/tenancy/identity-cache.js';
 import { observeWrites } from './storage/redis/observed-store.js';
 import { quotaResetJob } from './actors/tenancy/quota-job.js';
 import { alertDetector } from './actors/alerts/detector.js';
+import { spendJob } from './actors/spend/job.js';
 import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
 import { logWebhook } from './actors/alerts/webhook.js';
 import { allRoutes } from './http/routes/index.js';
@@ -121,7 +122,7 @@ export async function startService(config: Config, log: Logger, options: Service
     });
     const webhook = logWebhook();
     logs.observers.push(webhook.observer);
-    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), storeWatch(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), analyticsActor(statsCache)];
+    const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), storeWatch(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), spendJob(), analyticsActor(statsCache)];
     for (const actor of mainActors) system.register(actor, context);
     await system.start();
 

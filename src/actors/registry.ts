@@ -21,6 +21,7 @@ const registry: Record<string, Loader> = {
   'analytics-counts': () => import('./analytics/counts.js'),
   alerts: () => import('./alerts/actor.js'),
   'alert-config': () => import('./alerts/config-actor.js'),
+  budgets: () => import('./spend/budgets.js'),
 };
 
 export default registry;

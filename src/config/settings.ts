@@ -58,6 +58,7 @@ export const settingSpecs = {
   statsCacheEntries: { env: 'SVC_STATS_CACHE_ENTRIES', key: 'stats.cache_entries', type: 'int', default: 1000, min: 0, description: 'statistics answers kept until the logs they cover change (0: off)' },
   statsCacheMaxAgeMs: { env: 'SVC_STATS_CACHE_MAX_AGE_MS', key: 'stats.cache_max_age_ms', type: 'int', default: 300000, min: 0, description: 'longest a cached statistics answer is reused even when no log change was announced' },
   alertIntervalMs: { env: 'SVC_ALERT_INTERVAL_MS', key: 'alerts.interval_ms', type: 'int', default: 60000, min: 1000, description: 'how often the traffic-spike detector runs' },
+  spendIntervalMs: { env: 'SVC_SPEND_INTERVAL_MS', key: 'spend.interval_ms', type: 'int', default: 60000, min: 1000, description: 'how often the spend of every budgeted master and key is computed from the logs, mirrored into the store and checked for budget alerts' },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof settingSpecs;

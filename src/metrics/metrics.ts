@@ -10,7 +10,7 @@ import { RequestMetrics } from './requests.js';
 /** What a scrape reads from the running service. */
 export interface ScrapeState {
   logs: {
-    accepted: number; stored: number; spooled: number; refused: number; invalid: number; insertFailures: number;
+    accepted: number; stored: number; spooled: number; refused: number; invalid: number; unpriced: number; insertFailures: number;
     insertRefusals: number; insertOutages: number; deadLettered: number; deadLetterBatches: number; deadLetterRecords: number;
     degraded: boolean; spoolBytes: number; memoryBytes: number; pendingRecords: number;
   };
@@ -85,6 +85,7 @@ export class Metrics {
     counter('logs_accepted_total', 'Log records accepted by POST /logs', (s) => s.logs.accepted);
     counter('logs_stored_total', 'Log records written to ClickHouse', (s) => s.logs.stored);
     counter('logs_spooled_total', 'Log records written to the disk spool', (s) => s.logs.spooled);
+    counter('logs_unpriced_total', 'Log records accepted whose model had no price in the registry (stored with cost 0; docs/spend.md)', (s) => s.logs.unpriced);
     const rejected = counter('logs_rejected_total', 'Log records refused, by reason: invalid (400) or backpressure (503)', (s) => s.logs.invalid, { reason: 'invalid' });
     counter('logs_rejected_total', '', (s) => s.logs.refused, { reason: 'backpressure' }, rejected);
     counter('log_insert_failures_total', 'Failed ClickHouse inserts, refusals and outages together', (s) => s.logs.insertFailures);

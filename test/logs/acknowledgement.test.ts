@@ -25,7 +25,7 @@ const header = `${JSON.stringify(LOG_COLUMNS)}\n`;
 function rows(first: number, n: number): Buffer {
   const lines: string[] = [];
   for (let i = first; i < first + n; i++) {
-    lines.push(JSON.stringify(toRow({ key_id: 5, master_id: 3, status_code: i % 7 === 0 ? 500 : 200, model: 'm', tokens_in: i, audit_reason: `mark-${i}` }, 1_000_000 + i, '2026-11-20 10:00:00.000', true)));
+    lines.push(JSON.stringify(toRow({ key_id: 5, master_id: 3, status_code: i % 7 === 0 ? 500 : 200, model: 'm', tokens_in: i, audit_reason: `mark-${i}` }, 1_000_000 + i, '2026-11-20 10:00:00.000', true, { cost: '0.25', unpriced: false })));
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 }

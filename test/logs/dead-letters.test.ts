@@ -51,7 +51,7 @@ await t.test('a poisoned spool file at start: its good rows stored, the refused 
   const { dataDir, databaseUrl } = await lastingStores(t, 'cp-poison-');
   const spool = join(dataDir, 'log-spool');
   mkdirSync(spool, { recursive: true });
-  const line = (i: number, model = '"m"') => JSON.stringify(toRow(record(i), 5000 + i, '2026-11-20 10:00:00.000', true)).replace('"m"', model);
+  const line = (i: number, model = '"m"') => JSON.stringify(toRow(record(i), 5000 + i, '2026-11-20 10:00:00.000', true, { cost: '0.5', unpriced: false })).replace('"m"', model);
   const rows = [line(0), line(1, LONE_SURROGATE), line(2), line(3), '[1,2,3', line(4)];
   writeFileSync(join(spool, '000000000001-6.compact.ndjson'), `${JSON.stringify(LOG_COLUMNS)}\n${rows.join('\n')}\n`);
   writeFileSync(join(spool, '000000000002-1.compact.ndjson'), `not a column list\n${line(5)}\n`);

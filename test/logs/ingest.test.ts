@@ -126,10 +126,10 @@ t.test('the row: declared fields only, absent ones as their defaults, updatedAt 
     { ...b, created_at: undefined, updated_at: undefined, c: undefined, u: undefined },
     {
       id: bare.json.id, key_id: 62, master_id: 7, group: '', model: '', status_code: 204, latency_ms: 0, tokens_in: 0, tokens_out: 0,
-      request_size: 0, response_size: 0, client_ip: '', error_message: '', audit_reason: '', request_body: '', response_body: '',
+      request_size: 0, response_size: 0, cost: 0, unpriced: 1, client_ip: '', error_message: '', audit_reason: '', request_body: '', response_body: '',
       created_at: undefined, updated_at: undefined, c: undefined, u: undefined,
     },
-    'absent fields are the column defaults; unknown fields are not stored',
+    'absent fields are the column defaults (no model: cost 0, unpriced); unknown fields are not stored',
   );
   for (const r of rows) t.equal(r.u, r.c, 'updated_at is created_at');
   t.ok(Math.abs(Date.parse(`${String(f.c).replace(' ', 'T')}Z`) - Date.now()) < 60_000, 'the ingestion time, not the sent created_at');

@@ -38,7 +38,7 @@ let nextId = 1;
 /** A row as the logs actor writes it; `model` may be raw JSON text spliced in (to craft rows ClickHouse refuses). */
 function row(over: { at?: number; master?: number; tokens?: number; rawModel?: string } = {}): string {
   const id = nextId++;
-  const line = JSON.stringify(toRow({ key_id: 1, master_id: over.master ?? 1, status_code: 200, model: 'MODEL', tokens_in: over.tokens ?? id }, id, chText(over.at ?? Date.UTC(2026, 0, 1)), true));
+  const line = JSON.stringify(toRow({ key_id: 1, master_id: over.master ?? 1, status_code: 200, model: 'MODEL', tokens_in: over.tokens ?? id }, id, chText(over.at ?? Date.UTC(2026, 0, 1)), true, { cost: '0', unpriced: true }));
   return over.rawModel === undefined ? line : line.replace('"MODEL"', over.rawModel);
 }
 const LONE_SURROGATE = '"\\ud800"'; // ClickHouse: Code 25, CANNOT_PARSE_ESCAPE_SEQUENCE

@@ -37,6 +37,7 @@ t.test('child keys: issue (admin and master), fields, store metadata, /v1 isolat
     quota_period_start: String(Math.floor(svc.service.clock.now() / 86_400_000) * 86_400), // today's UTC midnight
     model_limits_enabled: '1', model_limits: 'gpt-4o,claude-3', allow_ips: '10.0.0.0/8,192.168.1.5',
     deny_ips: '::1,2001:db8::/32', default_namespace: '', allowed_namespaces: '',
+    budget_limit: '-1', budget_used: '0.000000000000', budget_reset_type: 'never', budget_period_start: '0',
   });
 
   // Defaults, admin issuance.

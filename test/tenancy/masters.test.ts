@@ -18,6 +18,7 @@ t.test('masters: create, read, list, update, freeze, delete, reset-key, access; 
   t.same(await store.hgetall(`tenancy:master:${m.id}`), {
     id: String(m.id), name: 'Acme', group: 'default', epoch: '1', status: 'active', global_qps: '0', max_child_keys: '100',
     default_namespace: '', allowed_namespaces: '',
+    budget_limit: '-1', budget_used: '0.000000000000', budget_reset_type: 'never', budget_period_start: '0',
   });
 
   const got = await admin('GET', `/admin/masters/${m.id}`);

@@ -68,7 +68,7 @@ t.test('routing tables in the store: groups, keys, bindings, capabilities, versi
   ]);
   t.same(s.capabilities, {
     models: ['m-a', 'm-b'], unknown_models: [], kinds: ['chat'], context_window: 32000, max_output_tokens: 4000, cost_per_token: 0.002,
-    supports_fim: false, supports_functions: true, supports_tool_choice: false, supports_vision: false,
+    cost_per_input_token: 0.002, cost_per_output_token: 0.002, supports_fim: false, supports_functions: true, supports_tool_choice: false, supports_vision: false,
   });
   t.same(await store.smembers('route:bindings'), ['prod.chat']);
   const msg = messages.find((m) => m.kind === 'routing' && m.ids.includes('prod.chat'));

@@ -2,8 +2,9 @@
  * The logs actor, on the main thread beside chDB: it takes POST /logs bodies
  * (parse, validate, id, row), hands rows to the table writer
  * (storage/clickhouse/write), serves log pages and deletions, the pipeline's
- * status and its dead letters, and enforces retention. Feature flags are
- * cached here so the ingestion path never waits for them.
+ * status and its dead letters, and enforces retention. Feature flags and model
+ * prices are held here so the ingestion path never waits for them: each record
+ * is priced when it is accepted (docs/spend.md), and its cost travels in its row.
  */
 import { join } from 'node:path';
 import type { ActorDefinition } from '../runtime/actor.js';
@@ -17,8 +18,12 @@ import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
 import { cursorOf, dedupLogIds, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
+import { backfillCost } from '../../storage/clickhouse/spend.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
+import { costOf, priceMap, type PriceMap, type PriceRow } from '../spend/prices.js';
+import { picoText } from '../spend/money.js';
 import { IdGenerator } from './ids.js';
+import { Latest } from './latest.js';
 import { parseLogBody } from './parse.js';
 import { chTimeCached, createdAtOf, type LogRecord } from './record.js';
 import { enforceRetention, retentionChanged, type RetentionResult } from './retention.js';
@@ -63,30 +68,17 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let invalid = 0;
   let writer: TableWriter | undefined;
   let ids: IdGenerator;
-  let flags: Flags = { ...flagDefaults };
+  const flags = new Latest<Flags>({ ...flagDefaults }, 'feature flags');
+  const prices = new Latest<PriceMap>(new Map(), 'model prices');
+  let unpriced = 0;
   let flagTimer: NodeJS.Timeout | undefined;
   let retentionTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
   const observers: IngestObserver[] = [];
 
-  // Reads may finish out of order: only a read started after the last applied one may replace it.
-  let readsStarted = 0;
-  let readApplied = 0;
-  const loadFlags = async (ctx: MainContext): Promise<void> => {
-    const mine = ++readsStarted;
-    const next = await ctx.ask<Flags>('features', 'get');
-    if (mine > readApplied) {
-      readApplied = mine;
-      flags = next;
-    }
-  };
-  const refreshFlags = async (ctx: MainContext): Promise<void> => {
-    try {
-      await loadFlags(ctx);
-    } catch (err) {
-      ctx.log.warn({ err }, 'could not refresh feature flags; keeping the last known');
-    }
-  };
+  const refreshFlags = (ctx: MainContext) => flags.refresh(() => ctx.ask<Flags>('features', 'get'), ctx.log);
+  const refreshPrices = async (ctx: MainContext) =>
+    prices.refresh(async () => priceMap(await ctx.ask<PriceRow[]>('models', 'prices')), ctx.log);
 
   const stamp = chTimeCached();
 
@@ -115,7 +107,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
     concurrency: 4096,
     observers,
     writer: () => writer!,
-    flags: () => flags,
+    flags: () => flags.value,
     handlers: {
       ingest: ({ body, contentType }: RawInput, ctx) => {
         let parsed: ReturnType<typeof parseLogBody>;
@@ -128,7 +120,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         const { records, batch } = parsed;
         const now = ctx.now();
         const ingestedAt = stamp(now);
-        const keepBody = flags.log_request_body_enabled;
+        const keepBody = flags.value.log_request_body_enabled;
+        const priced = prices.value;
         const lines: string[] = new Array(records.length);
         let errors: LogRecord[] | undefined;
         let id = 0;
@@ -141,7 +134,9 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
             rec.created_at = createdAt;
             (errors ??= []).push(rec);
           }
-          lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody));
+          const cost = costOf(priced, rec.model, rec.tokens_in, rec.tokens_out);
+          if (cost.unpriced) unpriced++;
+          lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody, cost));
         }
         // One record (the data plane's usual request) allocates no array of masters.
         const accepted =
@@ -206,7 +201,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         await writer!.flushNow();
         let result: RetentionResult | undefined;
         try {
-          result = await enforceRetention(ctx.clickhouse, flags, ctx.now(), ctx.log);
+          result = await enforceRetention(ctx.clickhouse, flags.value, ctx.now(), ctx.log);
           return result;
         } finally {
           // A failed pass may have removed some rows too.
@@ -219,9 +214,32 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
        * re-read: the features actor that sends them holds a worker thread while it waits. Any read started before
        * is discarded; the timer's next read settles two changes racing on this node.
        */
-      setFlags: (next: Flags) => {
-        readApplied = ++readsStarted;
-        flags = next;
+      setFlags: (next: Flags) => flags.set(next),
+
+      /** The prices as a model change committed on this node left them (in force here before its answer), as setFlags. */
+      setPrices: (rows: PriceRow[]) => prices.set(priceMap(rows)),
+
+      /** The prices in force here (name -> input and output price, decimal text). */
+      prices: () =>
+        Object.fromEntries([...prices.value].map(([name, p]) => [name, { input: picoText(p.input), output: picoText(p.output) }])),
+
+      /**
+       * Prices stored rows from the current prices (POST /admin/logs/cost-backfill, docs/spend.md): rows still
+       * buffered are written first, so the slice is what was accepted before the call.
+       */
+      costBackfill: async ({ body }: RouteInput<{ since?: number; until?: number; only_zero?: boolean }>, ctx) => {
+        if (body.since !== undefined && body.until !== undefined && body.until <= body.since) {
+          throw badRequest('until must be after since', { until: 'must be greater than since' });
+        }
+        await writer!.flushNow();
+        const rows = await ctx.ask<PriceRow[]>('models', 'prices');
+        const map = priceMap(rows);
+        const prices = [...map].map(([name, p]) => ({ name, input: picoText(p.input), output: picoText(p.output) }));
+        try {
+          return await backfillCost(ctx.clickhouse, prices, { since: body.since, until: body.until, onlyZero: body.only_zero ?? true }, ctx.now());
+        } finally {
+          options.generations?.changed(null);
+        }
       },
 
       flush: () => writer!.flushNow(),
@@ -231,7 +249,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         deadLetterRecords: writer!.deadLetters.records,
         degraded: writer!.degraded,
         invalid,
-        flags,
+        unpriced,
+        flags: flags.value,
       }),
 
       /** What the console shows of the pipeline; newest_stored_at is null while ClickHouse does not answer. */
@@ -290,14 +309,19 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
       const generations = options.generations;
       if (generations) writer.onStored = (masters) => generations.changed(masters);
       writer.start();
-      await refreshFlags(ctx);
-      // Another node's flag change arrives on the config channel; the timer covers a missed message.
+      await Promise.all([refreshFlags(ctx), refreshPrices(ctx)]);
+      // Another node's flag or model change arrives on the config channel (a model change is a routing write);
+      // the timer covers a missed message.
       unsubscribe = await ctx.store
         .subscribe(configChannel, (m) => {
           if (m.includes('"features"')) void refreshFlags(ctx);
+          if (m.includes('"routing') || m.includes('"snapshot"')) void refreshPrices(ctx);
         })
         .catch(() => undefined);
-      flagTimer = setInterval(() => void refreshFlags(ctx), ctx.config.configPollMs);
+      flagTimer = setInterval(() => {
+        void refreshFlags(ctx);
+        void refreshPrices(ctx);
+      }, ctx.config.configPollMs);
       flagTimer.unref();
       retentionTimer = setInterval(() => {
         ctx.ask('logs', 'retention').catch((err: unknown) => ctx.log.error({ err }, 'log retention failed'));

@@ -15,7 +15,7 @@ export function logView(r: LogRow): Record<string, unknown> {
 }
 
 /** The view's fields but deletedAt, each a JSON type: the route's response schema is built from them. */
-export const logViewFields: Record<string, 'integer' | 'string'> = Object.fromEntries(
+export const logViewFields: Record<string, 'integer' | 'number' | 'string'> = Object.fromEntries(
   Object.entries(LOG_COLUMN_KINDS).map(([column, kind]) => {
     if (kind === 'time') return [column === 'created_at' ? 'createdAt' : 'updatedAt', 'string'];
     return [column, kind];

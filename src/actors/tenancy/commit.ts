@@ -32,7 +32,7 @@ export async function enqueueChange(
   kind: string,
   at: number,
   ops: StoreOp[],
-  ids?: number[],
+  ids?: Array<number | string>,
   idsPerOp = false,
 ): Promise<number[]> {
   if (ops.length === 0) return [];

@@ -3,6 +3,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { getMaster, insertKey } from '../../storage/postgres/tenancy.js';
 import type { BaseContext } from '../runtime/actor.js';
+import { newBudget, type BudgetInput } from './budget.js';
 import { commit } from './commit.js';
 import { tokenMetaOp } from './metadata.js';
 import { periodStart } from './quota.js';
@@ -10,7 +11,7 @@ import { newSecret } from './tokens.js';
 import { expiry, ipList, nameList, namespaces } from './validate.js';
 import { keyView } from './views.js';
 
-export interface KeyInput {
+export interface KeyInput extends BudgetInput {
   name?: string;
   group?: string;
   scopes?: string;
@@ -64,6 +65,7 @@ export function issueKey(ctx: BaseContext, masterId: number, body: KeyInput, iss
       allowedNamespaces: ns.allowed_namespaces,
       status: body.status ?? 'active',
       expiresAt: expiry(body.expires_at, now),
+      budget: newBudget(body, now),
     });
     return { result: { ...keyView(row), key_secret: secret.secret }, ops: [tokenMetaOp(row)], ids: [row.id] };
   });

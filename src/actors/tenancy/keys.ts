@@ -9,6 +9,7 @@ import type { Principal } from '../../contract/principal.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import { getKey, getMaster, keyByHash, listKeys, updateKey } from '../../storage/postgres/tenancy.js';
+import { budgetUpdate, type BudgetInput } from './budget.js';
 import { commit } from './commit.js';
 import { issueKey, type KeyInput } from './issue.js';
 import { revoke } from './masters.js';
@@ -80,6 +81,7 @@ export default defineActor({
           fields.quota_reset_type = body.quota_reset_type;
           fields.quota_period_start = { ts: periodStart(body.quota_reset_type, now) };
         }
+        Object.assign(fields, budgetUpdate(body, cur, now));
         if (body.default_namespace !== undefined || body.allowed_namespaces !== undefined) {
           Object.assign(fields, namespaces(
             body.default_namespace ?? cur.default_namespace,
@@ -103,6 +105,9 @@ export default defineActor({
       changeKey(ctx, params.id, undefined, (cur, masterAllowed) =>
         namespaces(body.default_namespace ?? cur.default_namespace, body.allowed_namespaces ?? cur.allowed_namespaces, masterAllowed),
       ),
+
+    adminBudget: ({ params, body }: RouteInput<BudgetInput, unknown, Id>, ctx) =>
+      changeKey(ctx, params.id, undefined, (cur) => budgetUpdate(body, cur, ctx.now())),
 
     /** The database side of key authentication (when the store metadata is missing or incomplete). */
     authenticate: async ({ tokenHash }: { tokenHash: string }, ctx) => {

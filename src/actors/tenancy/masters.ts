@@ -11,6 +11,7 @@ import {
   getKey, getMaster, insertMaster, listKeys, listMasters, masterByDigest, setMasterKeysAccess, updateKey, updateMaster,
   type MasterRow,
 } from '../../storage/postgres/tenancy.js';
+import { budgetUpdate, newBudget, type BudgetInput } from './budget.js';
 import { commit } from './commit.js';
 import { issueKey, type KeyInput } from './issue.js';
 import { masterMetaOp, tokenMetaOp } from './metadata.js';
@@ -21,7 +22,7 @@ import { keyView, masterView } from './views.js';
 import type { CommonQueryMethods } from 'slonik';
 
 type Id = { id: number };
-type MasterInput = { name: string; group: string; max_child_keys?: number; global_qps?: number };
+type MasterInput = { name: string; group: string; max_child_keys?: number; global_qps?: number } & BudgetInput;
 
 async function liveMaster(tx: CommonQueryMethods, id: number): Promise<MasterRow> {
   const m = await getMaster(tx, id, true);
@@ -43,6 +44,7 @@ export default defineActor({
           keyPrefix: secret.prefix,
           maxChildKeys: body.max_child_keys ?? 100,
           globalQps: body.global_qps ?? 0,
+          budget: newBudget(body, ctx.now()),
         });
         return { result: { ...masterView(m), master_key: secret.secret }, ops: [masterMetaOp(m)], ids: [m.id] };
       }),
@@ -61,8 +63,9 @@ export default defineActor({
 
     update: ({ params, body }: RouteInput<Partial<MasterInput>, unknown, Id>, ctx) =>
       commit(ctx, 'masters', async (tx) => {
-        await liveMaster(tx, params.id);
-        const m = await updateMaster(tx, params.id, body);
+        const cur = await liveMaster(tx, params.id);
+        const { budget, budget_period, ...rest } = body;
+        const m = await updateMaster(tx, params.id, { ...rest, ...budgetUpdate({ budget, budget_period }, cur, ctx.now()) });
         return { result: masterView(m), ops: [masterMetaOp(m)], ids: [m.id] };
       }),
 

@@ -12,6 +12,23 @@ import type { KeyIdentity } from './views.js';
 const unix = (iso: string | null): string => (iso ? String(Math.floor(Date.parse(iso) / 1000)) : '0');
 const flag = (b: boolean): string => (b ? '1' : '0');
 
+/** The budget fields of a key's or master's hash (layout 3): amounts as decimal text, `-1` = no budget. */
+export function budgetFields(b: { budget: string | null; budget_used: string; budget_period: string; budget_period_start: string | null }) {
+  return {
+    budget_limit: b.budget ?? '-1',
+    budget_used: b.budget_used,
+    budget_reset_type: b.budget_period,
+    budget_period_start: unix(b.budget_period_start),
+  };
+}
+
+/** Only the spend and its period start: written by the spend job. */
+export const budgetUsedOp = (key: string, used: string, periodStartIso: string | null): StoreOp => ({
+  op: 'hset',
+  key,
+  fields: { budget_used: used, budget_period_start: unix(periodStartIso) },
+});
+
 /** The complete metadata hash of one key. */
 export function tokenMetaOp(k: KeyRow): StoreOp {
   return {
@@ -38,6 +55,7 @@ export function tokenMetaOp(k: KeyRow): StoreOp {
       deny_ips: k.deny_ips,
       default_namespace: k.default_namespace,
       allowed_namespaces: k.allowed_namespaces.join(','),
+      ...budgetFields(k),
     },
   };
 }
@@ -71,6 +89,7 @@ export function masterMetaOp(m: MasterRow, deleted = false): StoreOp {
       max_child_keys: String(m.max_child_keys),
       default_namespace: m.default_namespace,
       allowed_namespaces: m.allowed_namespaces.join(','),
+      ...budgetFields(m),
     },
   };
 }

@@ -1,5 +1,16 @@
 /** Database rows as the wire shows them (and the identity whoami reports). */
 import type { KeyRow, MasterRow } from '../../storage/postgres/tenancy.js';
+import { moneyNumber } from '../spend/money.js';
+
+/** A budget as the wire shows it: amounts as JSON numbers (12 decimal places at most). */
+export function budgetView(r: { budget: string | null; budget_period: string; budget_period_start: string | null; budget_used: string }) {
+  return {
+    budget: moneyNumber(r.budget),
+    budget_period: r.budget_period,
+    budget_period_start: r.budget_period_start,
+    budget_used: moneyNumber(r.budget_used)!,
+  };
+}
 
 export function masterView(m: MasterRow) {
   return {
@@ -15,6 +26,7 @@ export function masterView(m: MasterRow) {
     key_prefix: m.key_prefix,
     legacy: !m.has_digest,
     child_keys: m.child_keys,
+    ...budgetView(m),
     createdAt: m.created_at,
     updatedAt: m.updated_at,
     deletedAt: { time: m.deleted_at, valid: m.deleted_at !== null },
@@ -76,6 +88,7 @@ export function keyView(k: KeyRow) {
     request_count: k.request_count,
     last_accessed_at: k.last_accessed_at,
     quota_period_start: k.quota_period_start,
+    ...budgetView(k),
     createdAt: k.created_at,
     updatedAt: k.updated_at,
   };

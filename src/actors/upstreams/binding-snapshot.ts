@@ -25,6 +25,9 @@ export interface Capabilities {
   context_window: number;
   max_output_tokens: number;
   cost_per_token: number;
+  /** The input and output prices (each cost_per_token when the model gives none); highest of the candidates. */
+  cost_per_input_token: number;
+  cost_per_output_token: number;
   supports_fim: boolean;
   supports_functions: boolean;
   supports_tool_choice: boolean;
@@ -114,6 +117,8 @@ export function aggregateCapabilities(names: string[], models: Map<string, Model
     context_window: Math.min(...known.map((m) => m.context_window)),
     max_output_tokens: Math.min(...known.map((m) => m.max_output_tokens)),
     cost_per_token: Math.max(...known.map((m) => m.cost_per_token)),
+    cost_per_input_token: Math.max(...known.map((m) => m.cost_per_input_token ?? m.cost_per_token)),
+    cost_per_output_token: Math.max(...known.map((m) => m.cost_per_output_token ?? m.cost_per_token)),
     supports_fim: all('supports_fim'),
     supports_functions: all('supports_functions'),
     supports_tool_choice: all('supports_tool_choice'),

@@ -2,18 +2,32 @@
 import { defineActor } from '../runtime/actor.js';
 import type { RouteInput } from '../../contract/input.js';
 import { notFound } from '../../errors.js';
-import { deleteModel, findModel, insertModel, listModels, updateModel, type ModelRow } from '../../storage/postgres/models.js';
+import { deleteModel, findModel, insertModel, listModels, listPrices, updateModel, type ModelRow } from '../../storage/postgres/models.js';
+import type { BaseContext } from '../runtime/actor.js';
 import { mapDbErrors } from './db-errors.js';
 import { routedChange } from './sync.js';
 import { checkRegistry, refreshRegistry, registryStatus, rollbackRegistry } from './registry.js';
 
 type ModelInput = Partial<Omit<ModelRow, 'id' | 'source' | 'createdAt' | 'updatedAt' | 'deletedAt'>>;
 
+/**
+ * After a committed model change: this node's ingestion path prices with the new
+ * prices before the answer (other nodes hear the routing announcement, or poll).
+ */
+async function pricesInForce<T>(ctx: BaseContext, change: Promise<T>): Promise<T> {
+  const result = await change;
+  await ctx.ask('logs', 'setPrices', await listPrices(ctx.db));
+  return result;
+}
+
 export default defineActor({
   name: 'models',
   placement: 'worker',
   handlers: {
     list: (_: unknown, ctx) => listModels(ctx.db),
+
+    /** Every live model's prices as decimal text (the logs actor's price map). */
+    prices: (_: unknown, ctx) => listPrices(ctx.db),
 
     get: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
       const m = await findModel(ctx.db, params.id);
@@ -22,7 +36,7 @@ export default defineActor({
     },
 
     create: ({ body }: RouteInput<ModelInput>, ctx) =>
-      mapDbErrors(
+      pricesInForce(ctx, mapDbErrors(
         () =>
           routedChange(ctx, async (tx) => {
             const m = await insertModel(tx, { ...body, source: 'admin' });
@@ -30,10 +44,10 @@ export default defineActor({
           }),
         'model',
         'name',
-      ),
+      )),
 
     update: ({ params, body }: RouteInput<ModelInput, unknown, { id: number }>, ctx) =>
-      mapDbErrors(
+      pricesInForce(ctx, mapDbErrors(
         () =>
           routedChange(ctx, async (tx) => {
             const before = await findModel(tx, params.id);
@@ -43,18 +57,18 @@ export default defineActor({
           }),
         'model',
         'name',
-      ),
+      )),
 
     delete: ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) =>
-      routedChange(ctx, async (tx) => {
+      pricesInForce(ctx, routedChange(ctx, async (tx) => {
         const m = await deleteModel(tx, params.id);
         if (!m) throw notFound('model', { id: params.id });
         return { result: { id: m.id, deleted: true }, affected: { models: [m.name] } };
-      }),
+      })),
 
-    registryRefresh: ({ body }: RouteInput<{ ref: string }>, ctx) => refreshRegistry(ctx, body.ref),
+    registryRefresh: ({ body }: RouteInput<{ ref: string }>, ctx) => pricesInForce(ctx, refreshRegistry(ctx, body.ref)),
     registryStatus: (_: unknown, ctx) => registryStatus(ctx),
     registryCheck: (_: unknown, ctx) => checkRegistry(ctx),
-    registryRollback: (_: unknown, ctx) => rollbackRegistry(ctx),
+    registryRollback: (_: unknown, ctx) => pricesInForce(ctx, rollbackRegistry(ctx)),
   },
 });

@@ -20,6 +20,7 @@ import { createLogger } from '../../logger.js';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import { IdGenerator } from '../../actors/logs/ids.js';
+import { costOf, type PriceMap } from '../../actors/spend/prices.js';
 import { chTimeCached, createdAtOf, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
 import { LOG_COLUMNS, partitionOfRow, toRow } from '../../storage/clickhouse/logs-table.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
@@ -33,6 +34,8 @@ const log = createLogger('warn');
 const ch = await openClickHouse({ dataDir });
 await migrateClickHouse(ch, repoPath('sql/clickhouse'));
 const ids = new IdGenerator(0, Date.now);
+/** No registry here: a record is priced (a Map lookup) as the service prices a model the registry does not list. */
+const prices: PriceMap = new Map();
 // The service's defaults, so that ClickHouse gets the same inserts.
 const writer = new TableWriter(
   {
@@ -70,7 +73,7 @@ function ingest(body: Buffer): number | 'invalid' | 'full' {
   if (!validateLogRecord(rec)) return 'invalid';
   const record = rec as LogRecord;
   const id = ids.next();
-  const row = JSON.stringify(toRow(record, id, createdAtOf(record, ingestedAt(Date.now())), true));
+  const row = JSON.stringify(toRow(record, id, createdAtOf(record, ingestedAt(Date.now())), true, costOf(prices, record.model, record.tokens_in, record.tokens_out)));
   return writer.accept(row, 1, record.master_id) ? id : 'full';
 }
 

@@ -21,6 +21,7 @@ import { metricsRoutes } from './metrics.js';
 import { syncRoutes } from './sync.js';
 import { auditRoutes } from './audit.js';
 import { analyticsRoutes } from './analytics.js';
+import { spendRoutes } from './spend.js';
 
 export function allRoutes(build: BuildInfo): Route[] {
   const routes: Route[] = [...publicRoutes, ...featureRoutes, ...upstreamRoutes, ...bindingRoutes, ...modelRoutes, ...logRoutes];
@@ -29,6 +30,7 @@ export function allRoutes(build: BuildInfo): Route[] {
   routes.push(...alertRoutes);
   routes.push(...analyticsRoutes);
   routes.push(...logExportRoutes, ...logFilterRoutes);
+  routes.push(...spendRoutes);
   routes.push(...swaggerRoutes(() => buildOpenApi(routes, build)));
   routes.push(...consoleRoutes());
   return routes;

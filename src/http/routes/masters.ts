@@ -4,7 +4,7 @@ import { idParam } from '../schema.js';
 import { pageOf, pageQuery } from '../../contract/page.js';
 import type { JSONSchema } from '../../contract/validate.js';
 import {
-  keyAccessBody, keyIssueBody, keyUpdateBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
+  keyAccessBody, keyBudgetBody, keyIssueBody, keyUpdateBody, keyView, keyWithSecret, masterAccessBody, masterCreateBody, masterUpdateBody, masterView,
   masterWithKey,
 } from './tenancy-schemas.js';
 
@@ -31,7 +31,7 @@ export const masterRoutes: Route[] = [
     success: ok(pageOf(masterView)), actor: 'masters', message: 'list',
   },
   // GET /admin/masters/{id} embeds realtime figures: declared in analytics.ts.
-  { ...onMaster('PUT', '/admin/masters/{id}', 'Update name, group, max_child_keys, global_qps', 'update'), body: masterUpdateBody },
+  { ...onMaster('PUT', '/admin/masters/{id}', 'Update name, group, max_child_keys, global_qps, budget, budget_period', 'update'), body: masterUpdateBody },
   onMaster('DELETE', '/admin/masters/{id}', 'Soft-delete a master; its epoch rises so every child key fails', 'remove'),
   onMaster('POST', '/admin/masters/{id}/freeze', 'Suspend a master: its key and all its child keys are refused', 'freeze'),
   onMaster('POST', '/admin/masters/{id}/unfreeze', 'Reactivate a suspended master', 'unfreeze'),
@@ -69,5 +69,10 @@ export const masterRoutes: Route[] = [
     method: 'PUT', path: '/admin/keys/{id}/access', role: 'admin', tags, params: idParam, body: keyAccessBody,
     summary: 'Default and allowed namespaces of one key (within what its master allows)',
     success: ok(keyView), actor: 'child-keys', message: 'adminAccess',
+  },
+  {
+    method: 'PUT', path: '/admin/keys/{id}/budget', role: 'admin', tags, params: idParam, body: keyBudgetBody,
+    summary: 'Budget and budget period of one key (docs/spend.md); a new period starts at its current UTC boundary',
+    success: ok(keyView), actor: 'child-keys', message: 'adminBudget',
   },
 ];

@@ -6,7 +6,7 @@ import { modelDto, modelDtoProperties } from '../../actors/upstreams/model-schem
 const modelView = {
   type: 'object',
   properties: { id: { type: 'integer' }, ...modelDtoProperties, source: { type: 'string', enum: ['admin', 'registry'] }, ...timestamps },
-  required: ['id', 'name', 'kind', 'context_window', 'max_output_tokens', 'cost_per_token', 'supports_fim', 'supports_functions', 'supports_tool_choice', 'supports_vision', 'source', 'createdAt', 'updatedAt', 'deletedAt'],
+  required: ['id', 'name', 'kind', 'context_window', 'max_output_tokens', 'cost_per_token', 'cost_per_input_token', 'cost_per_output_token', 'supports_fim', 'supports_functions', 'supports_tool_choice', 'supports_vision', 'source', 'createdAt', 'updatedAt', 'deletedAt'],
 };
 
 const refreshView = {

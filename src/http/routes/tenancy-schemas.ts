@@ -9,6 +9,20 @@ const maxInt32 = 2_147_483_647;
 export const namespaceName: JSONSchema = { type: 'string', maxLength: 64, pattern: '^$|^[A-Za-z0-9][A-Za-z0-9._-]*$' };
 export const namespaceList: JSONSchema = { type: 'array', maxItems: 100, items: { ...namespaceName, minLength: 1 } };
 
+const nullableTime = { type: ['string', 'null'] };
+
+/** Budgets (docs/spend.md): an amount in the currency unit, null for none, and its period (the quota periods). */
+export const budgetInput = {
+  budget: { type: ['number', 'null'], minimum: 0, maximum: 1e15, description: 'spend limit in the currency unit per period (docs/spend.md); null: none' },
+  budget_period: { type: 'string', enum: ['never', 'daily', 'weekly', 'monthly'], description: 'UTC periods like quota_reset_type; default never' },
+};
+const budgetOutput = {
+  budget: { type: ['number', 'null'] },
+  budget_period: str,
+  budget_period_start: nullableTime,
+  budget_used: { type: 'number', description: 'spend of the current period as last computed from the logs' },
+};
+
 export const masterView: JSONSchema = {
   type: 'object',
   properties: {
@@ -24,6 +38,7 @@ export const masterView: JSONSchema = {
     key_prefix: str,
     legacy: { type: 'boolean' },
     child_keys: int,
+    ...budgetOutput,
     ...timestamps,
   },
   required: ['id', 'name', 'group', 'max_child_keys', 'global_qps', 'epoch', 'status'],
@@ -40,6 +55,7 @@ const masterFields = {
   group: { type: 'string', minLength: 1, maxLength: 100 },
   max_child_keys: { type: 'integer', minimum: 0, maximum: maxInt32 },
   global_qps: { type: 'integer', minimum: 0, maximum: maxInt32 },
+  ...budgetInput,
 };
 
 export const masterCreateBody: JSONSchema = {
@@ -69,7 +85,6 @@ export const keyAccessBody: JSONSchema = {
   properties: { default_namespace: namespaceName, allowed_namespaces: namespaceList },
 };
 
-const nullableTime = { type: ['string', 'null'] };
 
 /** The identity fields of a key (what whoami shows). */
 const keyIdentityProps = {
@@ -103,6 +118,7 @@ export const keyView: JSONSchema = {
     request_count: int,
     last_accessed_at: nullableTime,
     quota_period_start: nullableTime,
+    ...budgetOutput,
     createdAt: str,
     updatedAt: str,
   },
@@ -129,7 +145,10 @@ const keyFields = {
   allowed_namespaces: namespaceList,
   status: { type: 'string', enum: ['active', 'suspended'] },
   expires_at: { type: ['string', 'null'], format: 'date-time', description: 'RFC 3339, in the future; null: never' },
+  ...budgetInput,
 };
+
+export const keyBudgetBody: JSONSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: budgetInput };
 
 export const keyIssueBody: JSONSchema = {
   type: 'object',

@@ -24,6 +24,8 @@ export const LOG_COLUMNS = [
   'tokens_out',
   'request_size',
   'response_size',
+  'cost',
+  'unpriced',
   'client_ip',
   'error_message',
   'audit_reason',
@@ -34,8 +36,8 @@ export const LOG_COLUMNS = [
 
 export type LogColumn = (typeof LOG_COLUMNS)[number];
 
-/** How each column reads back in a view: an integer, a string, or a time (DateTime64(3) text). */
-export const LOG_COLUMN_KINDS: Record<LogColumn | 'updated_at', 'integer' | 'string' | 'time'> = {
+/** How each column reads back in a view: an integer, a number (cost: Decimal(38,12)), a string, or a time (DateTime64(3) text). */
+export const LOG_COLUMN_KINDS: Record<LogColumn | 'updated_at', 'integer' | 'number' | 'string' | 'time'> = {
   id: 'integer',
   key_id: 'integer',
   master_id: 'integer',
@@ -47,6 +49,8 @@ export const LOG_COLUMN_KINDS: Record<LogColumn | 'updated_at', 'integer' | 'str
   tokens_out: 'integer',
   request_size: 'integer',
   response_size: 'integer',
+  cost: 'number',
+  unpriced: 'integer',
   client_ip: 'string',
   error_message: 'string',
   audit_reason: 'string',
@@ -59,13 +63,20 @@ export const LOG_COLUMN_KINDS: Record<LogColumn | 'updated_at', 'integer' | 'str
 /** The values a row is made of: a validated record's fields (others are not stored). */
 export type LogRowSource = { key_id: number; master_id: number; status_code: number; [field: string]: unknown };
 
+/** What the record cost when it was accepted (decimal text, 12 places at most) and whether its model had a price. */
+export interface RowCost {
+  cost: string;
+  unpriced: boolean;
+}
+
 /**
  * A record's row: its values in LOG_COLUMNS order, absent fields as their
- * column DEFAULT (0 or ''), with the id and creation time (DateTime64(3)
- * text in UTC). An array rather than an object: JSON.stringify of 17 values
- * without their names is about half the work, and ClickHouse reads it faster.
+ * column DEFAULT (0 or ''), with the id, its cost (decimal text: ClickHouse
+ * reads a quoted Decimal exactly) and creation time (DateTime64(3) text in
+ * UTC). An array rather than an object: JSON.stringify of 19 values without
+ * their names is about half the work, and ClickHouse reads it faster.
  */
-export function toRow(rec: LogRowSource, id: number, createdAt: string, keepRequestBody: boolean): unknown[] {
+export function toRow(rec: LogRowSource, id: number, createdAt: string, keepRequestBody: boolean, cost: RowCost): unknown[] {
   return [
     id,
     rec.key_id,
@@ -78,6 +89,8 @@ export function toRow(rec: LogRowSource, id: number, createdAt: string, keepRequ
     rec.tokens_out ?? 0,
     rec.request_size ?? 0,
     rec.response_size ?? 0,
+    cost.cost,
+    cost.unpriced ? 1 : 0,
     rec.client_ip ?? '',
     rec.error_message ?? '',
     rec.audit_reason ?? '',
@@ -100,6 +113,10 @@ export interface LogRow {
   tokens_out: number;
   request_size: number;
   response_size: number;
+  /** The currency unit (docs/spend.md), as ClickHouse writes Decimal(38,12) in JSON. */
+  cost: number;
+  /** 1 when the record's model had no price (its cost is then 0). */
+  unpriced: number;
   client_ip: string;
   error_message: string;
   audit_reason: string;

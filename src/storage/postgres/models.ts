@@ -1,6 +1,7 @@
 /** Queries of the model capability registry (sql/postgres/003_upstreams.sql). */
 import { sql, type CommonQueryMethods } from 'slonik';
 import { insertColumns, setColumns, withDeletedAt } from './row.js';
+import type { PriceRow } from '../../actors/spend/prices.js';
 
 export interface ModelRow {
   id: number;
@@ -8,7 +9,10 @@ export interface ModelRow {
   kind: string;
   context_window: number;
   max_output_tokens: number;
+  /** The currency unit per token (docs/spend.md); input and output default to it when null. */
   cost_per_token: number;
+  cost_per_input_token: number | null;
+  cost_per_output_token: number | null;
   supports_fim: boolean;
   supports_functions: boolean;
   supports_tool_choice: boolean;
@@ -19,13 +23,22 @@ export interface ModelRow {
   deletedAt: { time: string | null; valid: boolean };
 }
 
-const columns = sql.fragment`id, name, kind, context_window, max_output_tokens, cost_per_token, supports_fim,
+const columns = sql.fragment`id, name, kind, context_window, max_output_tokens, cost_per_token, cost_per_input_token,
+  cost_per_output_token, supports_fim,
   supports_functions, supports_tool_choice, supports_vision, source,
   created_at AS "createdAt", updated_at AS "updatedAt", deleted_at`;
 const toModel = (r: unknown) => withDeletedAt(r as ModelRow & { deleted_at: string | null }) as ModelRow;
 
 export async function listModels(db: CommonQueryMethods): Promise<ModelRow[]> {
   return (await db.any(sql.unsafe`SELECT ${columns} FROM models WHERE deleted_at IS NULL ORDER BY id`)).map(toModel);
+}
+
+/** Every live model's prices as exact decimal text, for the ingestion path's price map. */
+export async function listPrices(db: CommonQueryMethods): Promise<PriceRow[]> {
+  return (await db.any(sql.unsafe`
+    SELECT name, cost_per_token::text AS cost_per_token, cost_per_input_token::text AS cost_per_input_token,
+      cost_per_output_token::text AS cost_per_output_token
+    FROM models WHERE deleted_at IS NULL`)) as unknown as PriceRow[];
 }
 
 export async function findModel(db: CommonQueryMethods, id: number): Promise<ModelRow | null> {
@@ -53,7 +66,8 @@ export async function deleteModel(db: CommonQueryMethods, id: number): Promise<M
 export async function upsertRegistryModels(db: CommonQueryMethods, entries: Array<Record<string, unknown>>): Promise<string[]> {
   const names: string[] = [];
   for (const e of entries) {
-    const values = { ...e, source: 'registry' };
+    // The entry is the whole model: a price it leaves out is cleared, not kept from an earlier refresh.
+    const values = { cost_per_input_token: null, cost_per_output_token: null, ...e, source: 'registry' };
     const updated = await db.maybeOneFirst(sql.unsafe`
       UPDATE models SET ${setColumns(values)} WHERE name = ${e.name as string} AND deleted_at IS NULL RETURNING name`);
     if (updated === null) await db.query(sql.unsafe`INSERT INTO models ${insertColumns(values)}`);

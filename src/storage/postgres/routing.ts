@@ -96,7 +96,7 @@ export async function allGroupIds(db: CommonQueryMethods): Promise<number[]> {
 
 export async function modelsByNames(db: CommonQueryMethods, names: string[]): Promise<ModelRow[]> {
   return (await db.any(sql.unsafe`
-    SELECT name, kind, context_window, max_output_tokens, cost_per_token, supports_fim, supports_functions,
+    SELECT name, kind, context_window, max_output_tokens, cost_per_token, cost_per_input_token, cost_per_output_token, supports_fim, supports_functions,
       supports_tool_choice, supports_vision
     FROM models WHERE deleted_at IS NULL AND name = ANY(${sql.array(names, 'text')})`)) as unknown as ModelRow[];
 }

@@ -18,6 +18,11 @@ export interface MasterRow {
   default_namespace: string;
   allowed_namespaces: string[];
   child_keys: number;
+  /** Budget in the currency unit (decimal text), null when none; budget_used is the period's spend as last computed. */
+  budget: string | null;
+  budget_period: string;
+  budget_period_start: string | null;
+  budget_used: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -49,6 +54,11 @@ export interface KeyRow {
   expires_at: string | null;
   request_count: number;
   last_accessed_at: string | null;
+  /** Budget in the currency unit (decimal text), null when none; budget_used is the period's spend as last computed. */
+  budget: string | null;
+  budget_period: string;
+  budget_period_start: string | null;
+  budget_used: string;
   created_at: string;
   updated_at: string;
 }
@@ -57,13 +67,15 @@ const masterColumns = sql.fragment`
   m.id, m.name, m."group", m.key_prefix, m.key_digest IS NOT NULL AS has_digest, m.max_child_keys, m.global_qps,
   m.epoch, m.status, m.default_namespace, to_jsonb(m.allowed_namespaces) AS allowed_namespaces,
   (SELECT count(*) FROM child_keys c WHERE c.master_id = m.id AND NOT c.revoked)::int AS child_keys,
+  m.budget::text AS budget, m.budget_period, m.budget_period_start, m.budget_used::text AS budget_used,
   m.created_at, m.updated_at, m.deleted_at`;
 
 const keyColumns = sql.fragment`
   k.id, k.master_id, k.name, k.token_hash, k.key_prefix, k.issued_by, k.issued_at_epoch, k."group", k.scopes,
   k.quota_limit, k.quota_used, k.quota_reset_type, k.quota_period_start, k.model_limits_enabled, k.model_limits,
   k.allow_ips, k.deny_ips, k.default_namespace, to_jsonb(k.allowed_namespaces) AS allowed_namespaces, k.status,
-  k.revoked, k.revoked_at, k.expires_at, k.request_count, k.last_accessed_at, k.created_at, k.updated_at`;
+  k.revoked, k.revoked_at, k.expires_at, k.request_count, k.last_accessed_at,
+  k.budget::text AS budget, k.budget_period, k.budget_period_start, k.budget_used::text AS budget_used, k.created_at, k.updated_at`;
 
 const textArray = (values: string[]) => sql.array(values, 'text');
 const ts = (iso: string | null) => (iso === null ? sql.fragment`NULL` : sql.fragment`${iso}::timestamptz`);
@@ -92,12 +104,22 @@ export interface NewMaster {
   keyPrefix: string;
   maxChildKeys: number;
   globalQps: number;
+  /** Absent: no budget. */
+  budget?: Budget;
+}
+
+/** A budget as written: the amount (null: none), its period and the period's start (null for `never`). */
+export interface Budget {
+  budget: number | null;
+  period: string;
+  periodStart: string | null;
 }
 
 export async function insertMaster(db: CommonQueryMethods, m: NewMaster): Promise<MasterRow> {
   const { id } = (await db.one(sql.unsafe`
-    INSERT INTO masters (name, "group", key_digest, key_prefix, max_child_keys, global_qps)
-    VALUES (${m.name}, ${m.group}, ${m.keyDigest}, ${m.keyPrefix}, ${m.maxChildKeys}, ${m.globalQps})
+    INSERT INTO masters (name, "group", key_digest, key_prefix, max_child_keys, global_qps, budget, budget_period, budget_period_start)
+    VALUES (${m.name}, ${m.group}, ${m.keyDigest}, ${m.keyPrefix}, ${m.maxChildKeys}, ${m.globalQps}, ${m.budget?.budget ?? null},
+      ${m.budget?.period ?? 'never'}, ${ts(m.budget?.periodStart ?? null)})
     RETURNING id`)) as { id: number };
   return (await getMaster(db, id))!;
 }
@@ -156,17 +178,20 @@ export interface NewKey {
   allowedNamespaces: string[];
   status: string;
   expiresAt: string | null;
+  /** Absent: no budget. */
+  budget?: Budget;
 }
 
 export async function insertKey(db: CommonQueryMethods, k: NewKey): Promise<KeyRow> {
   const { id } = (await db.one(sql.unsafe`
     INSERT INTO child_keys (master_id, name, token_hash, key_prefix, issued_by, issued_at_epoch, "group", scopes,
       quota_limit, quota_reset_type, quota_period_start, model_limits_enabled, model_limits, allow_ips, deny_ips,
-      default_namespace, allowed_namespaces, status, expires_at)
+      default_namespace, allowed_namespaces, status, expires_at, budget, budget_period, budget_period_start)
     VALUES (${k.masterId}, ${k.name}, ${k.tokenHash}, ${k.keyPrefix}, ${k.issuedBy}, ${k.issuedAtEpoch}, ${k.group},
       ${k.scopes}, ${k.quotaLimit}, ${k.quotaResetType}, ${ts(k.quotaPeriodStart)}, ${k.modelLimitsEnabled},
       ${k.modelLimits}, ${k.allowIps}, ${k.denyIps}, ${k.defaultNamespace}, ${textArray(k.allowedNamespaces)},
-      ${k.status}, ${ts(k.expiresAt)})
+      ${k.status}, ${ts(k.expiresAt)}, ${k.budget?.budget ?? null},
+      ${k.budget?.period ?? 'never'}, ${ts(k.budget?.periodStart ?? null)})
     RETURNING id`)) as { id: number };
   return (await getKey(db, id))!;
 }

@@ -3,7 +3,7 @@
  * Every key and channel name the control plane writes is built here and
  * nowhere else.
  */
-export const layoutVersion = 2;
+export const layoutVersion = 3;
 
 export const keys = {
   /** Hash of regular feature flags: field = flag name, value = string form. */
