@@ -51,6 +51,8 @@ export class LineBatcher {
     private readonly opts: BatcherOptions,
     private readonly sink: (batch: Batch) => void,
     private readonly wal?: LineLog,
+    /** The sink still holds batches not yet stored: the flush timer then waits, and the lines grow into one insert. */
+    private readonly behind: () => boolean = () => false,
   ) {}
 
   /**
@@ -77,10 +79,20 @@ export class LineBatcher {
     if (typeof masters === 'number') this.masters.add(masters);
     else for (const m of masters) this.masters.add(m);
     if (this.records >= this.opts.batchRecords || this.bytes >= this.opts.batchBytes) this.seal();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => this.seal(), this.opts.flushMs);
-      this.timer.unref();
-    }
+    else if (!this.timer) this.arm();
+  }
+
+  /**
+   * The flush timer. While earlier batches still wait for the store, it waits another round instead of cutting a
+   * small batch behind them: when inserts are slower than the flush interval, many small inserts (each making parts
+   * in logs and every rollup) would fall further behind, where one larger insert catches up.
+   */
+  private arm(): void {
+    this.timer = setTimeout(() => {
+      if (this.behind()) this.arm();
+      else this.seal();
+    }, this.opts.flushMs);
+    this.timer.unref();
   }
 
   /** Hands the waiting lines to the sink as one batch (or several, one per group of partitions). */
