@@ -76,9 +76,10 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   let unsubscribe: (() => Promise<void>) | undefined;
   const observers: IngestObserver[] = [];
 
-  const refreshFlags = (ctx: MainContext) => flags.refresh(() => ctx.ask<Flags>('features', 'get'), ctx.log);
-  const refreshPrices = async (ctx: MainContext) =>
-    prices.refresh(async () => priceMap(await ctx.ask<PriceRow[]>('models', 'prices')), ctx.log);
+  const readFlags = (ctx: MainContext) => () => ctx.ask<Flags>('features', 'get');
+  const readPrices = (ctx: MainContext) => async () => priceMap(await ctx.ask<PriceRow[]>('models', 'prices'));
+  const refreshFlags = (ctx: MainContext) => flags.refresh(readFlags(ctx), ctx.log);
+  const refreshPrices = (ctx: MainContext) => prices.refresh(readPrices(ctx), ctx.log);
 
   const stamp = chTimeCached();
 
@@ -319,8 +320,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         })
         .catch(() => undefined);
       flagTimer = setInterval(() => {
-        void refreshFlags(ctx);
-        void refreshPrices(ctx);
+        void flags.poll(readFlags(ctx), ctx.log);
+        void prices.poll(readPrices(ctx), ctx.log);
       }, ctx.config.configPollMs);
       flagTimer.unref();
       retentionTimer = setInterval(() => {

@@ -8,6 +8,8 @@
 export class Latest<T> {
   private started = 0;
   private applied = 0;
+  /** Reads not yet settled: a timer's poll waits its turn rather than queue reads behind slow ones. */
+  private pending = 0;
 
   constructor(
     public value: T,
@@ -16,6 +18,7 @@ export class Latest<T> {
 
   async refresh(read: () => Promise<T>, log: { warn(o: object, msg: string): void }): Promise<void> {
     const mine = ++this.started;
+    this.pending++;
     try {
       const next = await read();
       if (mine > this.applied) {
@@ -24,7 +27,18 @@ export class Latest<T> {
       }
     } catch (err) {
       log.warn({ err }, `could not refresh ${this.what}; keeping the last known`);
+    } finally {
+      this.pending--;
     }
+  }
+
+  /**
+   * A timer's refresh: skipped while a read is still out. Polls that start every few hundred ms whatever their
+   * reads take would pile up in the worker queue under load, and every later read (an announcement's too) would
+   * wait behind them.
+   */
+  poll(read: () => Promise<T>, log: { warn(o: object, msg: string): void }): Promise<void> {
+    return this.pending > 0 ? Promise.resolve() : this.refresh(read, log);
   }
 
   set(next: T): void {
