@@ -125,16 +125,34 @@ async function storedBody(svc: Node): Promise<string> {
   if (r.status !== 202) throw new Error(`POST /logs: ${r.status}`);
   if (svc === a) await a.service.system.ask('logs', 'flush');
   const item = await eventually(async () => (await admin(svc, 'GET', `/admin/logs?model=${model}`)).json?.items?.[0], 30_000, 25);
-  if (!item) throw new Error(`probe ${model} not stored`);
+  if (!item) throw new Error(`probe ${model} not stored${svc === b ? `; B's last lines:\n${bRun.lines.slice(-15).join('\n')}` : ''}`);
   return item.request_body;
 }
-/** Probes B until a record posted at or after `since` is stored without its body: ms from `since` to that post. */
-async function bodyOffOnB(since: number, limitMs: number): Promise<number> {
-  for (;;) {
+/**
+ * Posts a probe record with a body to B every 100 ms (not waiting for each to be stored: that wait, seconds under
+ * load, would be counted as B's delay) until `limitMs` after `since`, then reads them all back: ms from `since` to the
+ * first probe B stored without its body (Infinity if none). Every later probe must be bodiless too.
+ */
+async function bodyOffOnB(asserts: Pick<typeof t, 'ok'>, since: number, limitMs: number): Promise<number> {
+  const probes: Array<{ model: string; postedAt: number }> = [];
+  while (Date.now() - since <= limitMs) {
+    const model = `probe-${++tag}`;
     const postedAt = Date.now();
-    if ((await storedBody(b)) === '') return postedAt - since;
-    if (Date.now() - since > limitMs) return Infinity;
+    const r = await b.request('POST', '/logs', { body: { master_id: 7, key_id: 71, model, status_code: 200, latency_ms: 1, request_body: '{"secret":"prompt"}' } });
+    if (r.status !== 202) throw new Error(`POST /logs: ${r.status}`);
+    probes.push({ model, postedAt });
+    await new Promise((r) => setTimeout(r, 100));
   }
+  const bodies = new Map<string, string>();
+  await eventually(async () => {
+    const items = (await admin(b, 'GET', `/admin/logs?key_id=71&limit=1000`)).json?.items ?? [];
+    for (const it of items as Array<{ model: string; request_body: string }>) bodies.set(it.model, it.request_body);
+    return probes.every((p) => bodies.has(p.model));
+  }, 30_000, 100);
+  const first = probes.findIndex((p) => bodies.get(p.model) === '');
+  if (first < 0) return Infinity;
+  asserts.ok(probes.slice(first).every((p) => bodies.get(p.model) === ''), `every probe from the first bodiless one on is bodiless (${probes.length - first} of ${probes.length})`);
+  return probes[first]!.postedAt - since;
 }
 
 t.test('body logging: in force on the taking node before its answer, on the other within the poll bound', async (t) => {
@@ -144,15 +162,19 @@ t.test('body logging: in force on the taking node before its answer, on the othe
   const answered = Date.now();
   t.equal(put.status, 200);
   t.equal(await storedBody(a), '', 'A (took it): a record posted right after the 200 is stored without its body');
-  const took = await bodyOffOnB(answered, POLL_MS + SLACK_MS);
+  const took = await bodyOffOnB(t, answered, POLL_MS + SLACK_MS);
   t.ok(took <= POLL_MS + SLACK_MS, `B (announcement lost): stores no body from ${took} ms after A's answer (bound ${POLL_MS} ms + a read)`);
   t.equal(await storedBody(b), '', 'and none since');
   // The other way round: B takes the change.
   const on = await admin(b, 'PUT', '/admin/features', { log_request_body_enabled: true });
   const onAt = Date.now();
   t.equal(on.status, 200);
-  t.equal(await storedBody(b), '{"secret":"prompt"}', 'B (took it): on before its answer');
-  const back = await within(async () => (await flagsOf(a)).log_request_body_enabled === true, onAt, POLL_MS + SLACK_MS);
+  // A's bound runs from B's answer, beside the wait for B's own record to be stored and listed.
+  const [bodyOnB, back] = await Promise.all([
+    storedBody(b),
+    within(async () => (await flagsOf(a)).log_request_body_enabled === true, onAt, POLL_MS + SLACK_MS),
+  ]);
+  t.equal(bodyOnB, '{"secret":"prompt"}', 'B (took it): on before its answer');
   t.ok(back <= POLL_MS + SLACK_MS, `A: on after ${back} ms`);
 });
 
