@@ -1,6 +1,8 @@
 /**
- * npm run bench:compare -- <a/dist/src/main.js> <b/dist/src/main.js> [--rounds N] [--seconds S]:
- * two builds of the service under ingest-single's load, both up at once, in
+ * npm run bench:compare -- <a/dist/src/main.js> <b/dist/src/main.js> [--rounds N] [--seconds S]
+ *   [--load single|batch] [--env-a NAME=VALUE]... [--env-b NAME=VALUE]...:
+ * two builds of the service (or one build under two settings) under ingest-single's load (or ingest-batch's:
+ * NDJSON bodies of 1,000 records, 8 connections; rates and CPU then count records), both up at once, in
  * interleaved rounds (B then A, then A then B, ...: harness/rounds.ts), for changes smaller than
  * the drift between two runs of `npm run bench` on a shared machine. Reports
  * per round and as medians: requests/s, CPU a request of the whole service
@@ -13,6 +15,7 @@ import { storedLogs, storedSince } from './harness/log-count.js';
 import { median, rotatingRounds } from './harness/rounds.js';
 import { startService, type BenchService } from './harness/service.js';
 import { printTable } from './harness/table.js';
+import { BATCH_RECORDS, ingestBatchLoad } from './scenarios/ingest-batch.js';
 import { ingestSingleLoad } from './scenarios/ingest-single.js';
 
 interface Sample {
@@ -27,24 +30,38 @@ const option = (name: string, fallback: number): number => {
   return at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
 };
 const rounds = option('--rounds', 8);
+const envOf = (name: string): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (let at = args.indexOf(name); at >= 0; at = args.indexOf(name)) {
+    const [k, ...v] = (args.splice(at, 2)[1] ?? '').split('=');
+    if (k) env[k] = v.join('=');
+  }
+  return env;
+};
+const envA = envOf('--env-a');
+const envB = envOf('--env-b');
+const loadAt = args.indexOf('--load');
+const loadName = loadAt >= 0 ? args.splice(loadAt, 2)[1] : 'single';
 const seconds = option('--seconds', 5);
 const [mainA, mainB] = args;
-if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0)) {
-  process.stderr.write('usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S]\n');
+if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) || (loadName !== 'single' && loadName !== 'batch')) {
+  process.stderr.write('usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S] [--load single|batch] [--env-a K=V]... [--env-b K=V]...\n');
   process.exit(2);
 }
 
 const jsThread = (u: CpuUsage): number => u.byThread.find((t) => t.thread === 'node')?.cores ?? 0;
-const load = ingestSingleLoad(seconds);
+/** Records a request carries: rates, CPU and the stored check count records. */
+const perRequest = loadName === 'batch' ? BATCH_RECORDS : 1;
+const load = loadName === 'batch' ? ingestBatchLoad(seconds) : ingestSingleLoad(seconds);
 
 async function measure(svc: BenchService): Promise<Sample & { ok: number; failures: number }> {
   const r = await withCpu(svc.pid, () => runLoad({ ...load, base: svc.base }));
-  const answered = r.value.answered;
+  const answered = r.value.answered * perRequest;
   return {
-    rps: r.value.rps,
+    rps: r.value.rps * perRequest,
     cpu: cpuMicros(r.server, answered),
     js: cpuMicros({ ...r.server, cores: jsThread(r.server) }, answered),
-    ok: r.value.ok,
+    ok: r.value.ok * perRequest,
     failures: r.value.errors + r.value.non2xx + r.value.unanswered,
   };
 }
@@ -62,11 +79,11 @@ const newBuild = (): Build => ({ before: 0, accepted: 0, failures: 0, samples: [
 const builds: [Build, Build] = [newBuild(), newBuild()];
 let code = 0;
 try {
-  builds[0].svc = await startService({}, [], mainA);
-  builds[1].svc = await startService({}, [], mainB);
+  builds[0].svc = await startService(envA, [], mainA);
+  builds[1].svc = await startService(envB, [], mainB);
   for (const b of builds) {
     b.before = await storedLogs(b.svc!.base);
-    b.accepted += (await runLoad({ ...load, base: b.svc!.base, seconds: 2 })).ok;
+    b.accepted += (await runLoad({ ...load, base: b.svc!.base, seconds: 2 })).ok * perRequest;
   }
   const measured = await rotatingRounds(rounds, builds.map((b) => () => measure(b.svc!)));
   for (const round of measured) {
@@ -81,12 +98,14 @@ try {
   const stored = await Promise.all(builds.map((x) => storedSince(x.svc!.base, x.before, x.accepted)));
   const med = (x: Build, k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
   const diffs = (k: keyof Sample): string => a.samples.map((s, i) => (b.samples[i]![k] - s[k]).toFixed(1)).join(', ');
-  printTable(`compare: ingest-single load, ${rounds} interleaved rounds of ${seconds} s`, [
-    ['A', mainA],
-    ['B', mainB],
-    ['req/s, median A / B', `${Math.round(med(a, 'rps'))} / ${Math.round(med(b, 'rps'))}`],
-    ['service CPU us/request, median A / B', `${med(a, 'cpu')} / ${med(b, 'cpu')}`],
-    ['JS thread CPU us/request, median A / B', `${med(a, 'js')} / ${med(b, 'js')}`],
+  const unit = perRequest > 1 ? 'record' : 'request';
+  const settings = (env: Record<string, string>): string => Object.entries(env).map(([k, v]) => ` ${k}=${v}`).join('');
+  printTable(`compare: ingest-${loadName} load, ${rounds} interleaved rounds of ${seconds} s`, [
+    ['A', mainA + settings(envA)],
+    ['B', mainB + settings(envB)],
+    [`${unit}s/s, median A / B`, `${Math.round(med(a, 'rps'))} / ${Math.round(med(b, 'rps'))}`],
+    [`service CPU us/${unit}, median A / B`, `${med(a, 'cpu')} / ${med(b, 'cpu')}`],
+    [`JS thread CPU us/${unit}, median A / B`, `${med(a, 'js')} / ${med(b, 'js')}`],
     ['service CPU, B - A per round', diffs('cpu')],
     ['JS thread, B - A per round', diffs('js')],
     ['errors + non-2xx + unanswered A / B', `${a.failures} / ${b.failures}`],

@@ -25,6 +25,18 @@ import type { ScenarioOptions } from './options.js';
 
 const name = 'ingest-batch';
 const perBody = 1000;
+/** Records in each posted body (bench:compare's batch load counts records with it). */
+export const BATCH_RECORDS = perBody;
+
+/** The scenario's load: 8 connections posting NDJSON bodies of 1,000 records. */
+export const ingestBatchLoad = (seconds: number): Omit<LoadOptions, 'base'> => ({
+  path: '/logs',
+  headers: { 'content-type': 'application/x-ndjson' },
+  bodies: ndjsonBodies(8, perBody),
+  connections: 8,
+  pipelining: 1,
+  seconds,
+});
 
 /** The bodies, cycled, joined into two inserts of the writer's default size. */
 function writerSized(bodies: Buffer[]): Batch[] {
@@ -39,15 +51,8 @@ function writerSized(bodies: Buffer[]): Batch[] {
 
 export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioResult> {
   const seconds = opts.seconds ?? 10;
-  const bodies = ndjsonBodies(8, perBody);
-  const load: Omit<LoadOptions, 'base'> = {
-    path: '/logs',
-    headers: { 'content-type': 'application/x-ndjson' },
-    bodies,
-    connections: 8,
-    pipelining: 1,
-    seconds,
-  };
+  const load = ingestBatchLoad(seconds);
+  const bodies = load.bodies;
   const posted: Batch[] = bodies.map((data) => ({ data, rows: perBody }));
   const joined = writerSized(bodies);
 
