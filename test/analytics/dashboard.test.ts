@@ -146,12 +146,12 @@ t.test('realtime: system, per master, rate-limit status, embedded in the master 
   t.same(sys.json, {
     at: s('2025-03-10T12:00:30Z'),
     // 11:59:10, 11:59:50, 12:00:10 (master 1) + 90 at 12:00:20 (master 2)
-    last_minute: { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 93, errors: 1, tokens_in: 105, tokens_out: 3, tokens: 108, cost: 0, unpriced: 0, qps: 1.033 },
+    last_minute: { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 93, errors: 1, tokens_in: 105, tokens_out: 3, tokens: 108, cost: 0, unpriced: 93, qps: 1.033 },
     // + 11:56:00 and 11:58:00 (master 1); 11:54:59.999 is before the window
-    last_5_minutes: { since: s('2025-03-10T11:55:00Z'), seconds: 330, requests: 95, errors: 1, tokens_in: 120, tokens_out: 4, tokens: 124, cost: 0, unpriced: 0, qps: 0.288 },
+    last_5_minutes: { since: s('2025-03-10T11:55:00Z'), seconds: 330, requests: 95, errors: 1, tokens_in: 120, tokens_out: 4, tokens: 124, cost: 0, unpriced: 95, qps: 0.288 },
   });
   const one = await get(`/admin/masters/${m1.id}/realtime`);
-  t.same(one.json.last_minute, { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 3, errors: 1, tokens_in: 15, tokens_out: 3, tokens: 18, cost: 0, unpriced: 0, qps: 0.033 });
+  t.same(one.json.last_minute, { since: s('2025-03-10T11:59:00Z'), seconds: 90, requests: 3, errors: 1, tokens_in: 15, tokens_out: 3, tokens: 18, cost: 0, unpriced: 3, qps: 0.033 });
   t.same(one.json.last_5_minutes.requests, 5);
   t.same(one.json.rate_limit, { limit: 10, current_qps: 0.033, utilization: 0.0033, limited: false });
   const two = await get(`/admin/masters/${m2.id}/realtime`);
@@ -178,7 +178,7 @@ t.test('tenant: /v1/realtime and /v1/stats see only their own master', async (t)
 
   const st = await get('/v1/stats?period=today', m1.master_key);
   t.equal(st.status, 200);
-  t.same(st.json.totals, { requests: 9, errors: 2, error_rate: 0.2222, tokens_in: 65, tokens_out: 5, tokens: 70, cost: 0, unpriced: 0, avg_latency_ms: 100 });
+  t.same(st.json.totals, { requests: 9, errors: 2, error_rate: 0.2222, tokens_in: 65, tokens_out: 5, tokens: 70, cost: 0, unpriced: 9, avg_latency_ms: 100 });
   t.same(st.json.by_model.map((i: { key: string; requests: number }) => [i.key, i.requests]), [['alpha', 8], ['beta', 1]]);
   t.same(st.json.by_day.map((i: { key: string; requests: number }) => [i.key, i.requests]), [['2025-03-10', 9]]);
   t.equal(st.json.by_day[0].p50_latency_ms, 100);

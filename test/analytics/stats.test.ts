@@ -27,8 +27,9 @@ t.before(async () => {
   await svc.service.system.ask('logs', 'flush');
 });
 
+// No record's model is in the registry: every record is unpriced (cost 0).
 const item = (key: string, start: number | null, f: Partial<Record<string, number>>) => ({
-  key, start, requests: 0, errors: 0, error_rate: 0, tokens_in: 0, tokens_out: 0, tokens: 0, cost: 0, unpriced: 0,
+  key, start, requests: 0, errors: 0, error_rate: 0, tokens_in: 0, tokens_out: 0, tokens: 0, cost: 0, unpriced: f.requests ?? 0,
   avg_latency_ms: 0, p50_latency_ms: 0, p95_latency_ms: 0, p99_latency_ms: 0, ...f,
 });
 const one = (key: string, start: number | null, lat: number, tin: number, tout: number, errors = 0) =>

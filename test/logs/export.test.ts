@@ -67,7 +67,7 @@ t.test('the CSV: headers, columns, quoting of commas, quotes and newlines, UTC t
   t.ok(out.headers.get('x-request-id'));
   t.same(out.header, [
     'id', 'created_at', 'master_id', 'key_id', 'group', 'model', 'status_code', 'latency_ms', 'tokens_in', 'tokens_out', 'request_size',
-    'response_size', 'client_ip', 'error_message', 'audit_reason', 'request_body', 'response_body', 'updated_at',
+    'response_size', 'cost', 'unpriced', 'client_ip', 'error_message', 'audit_reason', 'request_body', 'response_body', 'updated_at',
   ]);
   const list = await svc.request('GET', '/admin/logs?status_code=500&limit=200', admin);
   t.ok(out.records.length > 0);

@@ -1,6 +1,6 @@
 /** Exact money arithmetic of the ingestion path (src/actors/spend/money.ts, prices.ts): no binary float rounding anywhere. */
 import t from 'tap';
-import { picoText, plus, times, toPico } from '../../src/actors/spend/money.js';
+import { picoText, plus, times, toPico } from '../../src/contract/money.js';
 import { costOf, priceMap } from '../../src/actors/spend/prices.js';
 
 t.test('decimal text to pico-units and back', async (t) => {

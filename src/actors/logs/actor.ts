@@ -21,7 +21,7 @@ import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { backfillCost } from '../../storage/clickhouse/spend.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { costOf, priceMap, type PriceMap, type PriceRow } from '../spend/prices.js';
-import { picoText } from '../spend/money.js';
+import { picoText } from '../../contract/money.js';
 import { IdGenerator } from './ids.js';
 import { Latest } from './latest.js';
 import { parseLogBody } from './parse.js';

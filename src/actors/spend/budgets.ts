@@ -14,7 +14,7 @@ import type { StoreOp } from '../../storage/redis/store.js';
 import { raiseAlerts } from '../alerts/raise.js';
 import { enqueueChange } from '../tenancy/commit.js';
 import { budgetUsedOp } from '../tenancy/metadata.js';
-import { toPico } from './money.js';
+import { toPico } from '../../contract/money.js';
 
 /** One target's spend in its current period, as the spend job computed it. */
 export interface SpendFigure {

@@ -5,7 +5,8 @@
  * exact match on the registry name (decisions.md, "Money"): the name the data
  * plane writes into the record, which is the model it called upstream.
  */
-import { picoText, plus, times, toPico, type Pico } from './money.js';
+import type { PriceRow } from '../../storage/postgres/models.js';
+import { picoText, plus, times, toPico, type Pico } from '../../contract/money.js';
 
 export interface Price {
   input: Pico;
@@ -13,12 +14,8 @@ export interface Price {
 }
 
 /** One registry entry's prices as Postgres text (numeric(38,12)); absent input/output fall back to cost_per_token. */
-export interface PriceRow {
-  name: string;
-  cost_per_token: string;
-  cost_per_input_token: string | null;
-  cost_per_output_token: string | null;
-}
+// A model's prices as the registry's query returns them (declared with the query, in storage).
+export type { PriceRow };
 
 export type PriceMap = Map<string, Price>;
 

@@ -1,6 +1,6 @@
 /** Database rows as the wire shows them (and the identity whoami reports). */
 import type { KeyRow, MasterRow } from '../../storage/postgres/tenancy.js';
-import { moneyNumber } from '../spend/money.js';
+import { moneyNumber } from '../../contract/money.js';
 
 /** A budget as the wire shows it: amounts as JSON numbers (12 decimal places at most). */
 export function budgetView(r: { budget: string | null; budget_period: string; budget_period_start: string | null; budget_used: string }) {

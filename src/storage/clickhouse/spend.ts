@@ -5,7 +5,7 @@
  */
 import type { ClickHouse, QueryParams } from './client.js';
 import { rebuildRollupsSql } from './rollups.js';
-import { picoText, toPico } from '../../actors/spend/money.js';
+import { picoText, toPico } from '../../contract/money.js';
 
 /**
  * The spend of each of `ids` (key ids or master ids, by `column`) from `since`

@@ -1,7 +1,14 @@
 /** Queries of the model capability registry (sql/postgres/003_upstreams.sql). */
 import { sql, type CommonQueryMethods } from 'slonik';
 import { insertColumns, setColumns, withDeletedAt } from './row.js';
-import type { PriceRow } from '../../actors/spend/prices.js';
+
+/** A model's prices as decimal text (numeric(38,12)); the input and output prices are null when unset. */
+export interface PriceRow {
+  name: string;
+  cost_per_token: string;
+  cost_per_input_token: string | null;
+  cost_per_output_token: string | null;
+}
 
 export interface ModelRow {
   id: number;

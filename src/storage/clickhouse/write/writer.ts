@@ -128,8 +128,9 @@ export class TableWriter {
       },
       durable ? this.wal : undefined,
       // Only in durable mode: its waiting lines are already on disk, so a longer wait risks nothing; in memory mode
-      // the flush interval bounds what a crash can lose (docs/log-pipeline.md).
-      durable ? () => this.backlog.pendingRecords > 0 : undefined,
+      // the flush interval bounds what a crash can lose (docs/log-pipeline.md). Not during an outage: batches then
+      // go on to the spool as before.
+      durable ? () => !this.retrying && this.backlog.pendingRecords > 0 : undefined,
     );
     this.deadLetters = new DeadLetterStore(opts.deadLetterDir);
     // Rows acknowledged before a crash: inserted before any new one, cut as their first try was.
