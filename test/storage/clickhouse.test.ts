@@ -268,7 +268,7 @@ await t.test('an install made before 007 migrates: old views gone, new rollups b
     await ch.insert('logs', makeLogs(0, 1200));
     const [{ n: keyed }] = await ch.query<{ n: number }>("SELECT count() AS n FROM system.columns WHERE database = 'mig_upgrade' AND table = 'logs_minute' AND name = 'key_id'");
     t.equal(Number(keyed), 1, 'the old logs_minute had key_id');
-    t.same(await migrateClickHouse(ch, SQL_DIR), ['007_rollups_regrained.sql']);
+    t.same(await migrateClickHouse(ch, SQL_DIR), MIGRATIONS.slice(MIGRATIONS.indexOf('007_rollups_regrained.sql')));
     await assertRollupsAgree(t, 'after the upgrade', 1200);
     // The new views take new records.
     await ch.insert('logs', makeLogs(1200, 300));
