@@ -12,7 +12,7 @@ export interface ScrapeState {
   logs: {
     accepted: number; stored: number; spooled: number; refused: number; invalid: number; unpriced: number; insertFailures: number;
     insertRefusals: number; insertOutages: number; deadLettered: number; deadLetterBatches: number; deadLetterRecords: number;
-    degraded: boolean; spoolBytes: number; memoryBytes: number; pendingRecords: number;
+    degraded: boolean; spoolBytes: number; memoryBytes: number; pendingRecords: number; walSyncLagSeconds: number; walSyncLagMaxSeconds: number;
   };
   outbox: { pending: number; dead: number; retrying: number; oldestPendingAgeSeconds: number; delivered_since_start: number; failures_since_start: number };
   mailboxes: Record<string, number>;
@@ -103,6 +103,8 @@ export class Metrics {
     gauge('log_spool_bytes', 'Bytes waiting in the disk spool', (s) => s.logs.spoolBytes);
     gauge('log_buffer_bytes', 'Bytes of accepted records waiting in memory', (s) => s.logs.memoryBytes);
     gauge('log_pending_records', 'Accepted records not yet in ClickHouse', (s) => s.logs.pendingRecords);
+    gauge('log_wal_sync_lag_seconds', 'How long the lines of the last write-ahead fdatasync round waited for it: in durable mode, what a power loss could take of what was acknowledged', (s) => s.logs.walSyncLagSeconds);
+    gauge('log_wal_sync_lag_max_seconds', 'The largest write-ahead fdatasync wait since start (see log_wal_sync_lag_seconds)', (s) => s.logs.walSyncLagMaxSeconds);
     gauge('outbox_depth', 'Store changes waiting in the outbox', (s) => s.outbox.pending);
     gauge('outbox_dead', 'Outbox entries parked after too many rejections', (s) => s.outbox.dead);
     gauge('outbox_retrying', 'Outbox entries that failed at least once', (s) => s.outbox.retrying);

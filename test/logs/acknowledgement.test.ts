@@ -1,21 +1,24 @@
 /**
- * Durable acknowledgement (SVC_LOG_ACK=durable, the default): the write-ahead
- * file's group commit, its read-back after a crash, and exactly-once storage
+ * Acknowledgement (SVC_LOG_ACK): `durable` (the default) writes every record to
+ * the write-ahead file before its 202, `fsync` also waits for the fdatasync,
+ * `memory` writes none; pipelined requests in each mode; a full disk; the
+ * write-ahead file's group commit, its read-back after a crash, and exactly-once storage
  * of what it replays, in `logs` and in every rollup, whatever point of the
  * insert the crash came at (before it, after it but before the file was
  * trimmed, between `logs` and the rollups). The kill drill
  * (test/process/kill-drill.test.ts) does the same with a real SIGKILL.
  */
 import t, { type Test } from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { freshDatabase, postgresAvailable, startTestService, eventually, type TestService } from '../helpers/harness.js';
+import { adminToken, freshDatabase, postgresAvailable, startTestService, eventually, type TestService } from '../helpers/harness.js';
 import { LOG_COLUMNS, toRow } from '../../src/storage/clickhouse/logs-table.js';
 import { ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
 import { dedupTokenOf } from '../../src/storage/clickhouse/write/writer.js';
-import { readSegment, WriteAheadLog } from '../../src/storage/clickhouse/write/wal.js';
+import { readSegment, WalWriteError, WriteAheadLog } from '../../src/storage/clickhouse/write/wal.js';
 import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
 
 const silent = pino({ level: 'silent' });
@@ -120,6 +123,119 @@ t.test('durable: the 202 comes after the record is on disk in the write-ahead fi
   await svc.service.system.ask('logs', 'flush');
   await eventually(() => readdirSync(dir).every((f) => !readFileSync(join(dir, f), 'utf8').includes('on-disk-before-202')), 3000);
   t.pass('its segment is removed once ClickHouse has the row');
+});
+
+/** Writes `count` POST /logs requests in one packet on a fresh connection; resolves with what came back before the close (or 3 s). */
+function pipelined(base: string, count: number, mark: string): Promise<{ statuses: number[]; closed: boolean }> {
+  const { hostname, port } = new URL(base);
+  let head = '';
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ key_id: 1, master_id: 2, status_code: 200, audit_reason: `${mark}-${i}` });
+    head += `POST /logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  }
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(head));
+    let got = '';
+    let closed = false;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ statuses: [...got.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1])), closed });
+    };
+    const timer = setTimeout(done, 3000);
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      if ((got.match(/HTTP\/1\.1 /g) ?? []).length === count) done();
+    });
+    socket.on('close', () => {
+      closed = true;
+      done();
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+t.test('pipelining: ten requests in one packet get ten 202s in durable and memory modes; fsync mode cannot answer them', async (t) => {
+  for (const mode of ['durable', 'memory', 'fsync'] as const) {
+    const svc = await startTestService({ env: { SVC_LOG_ACK: mode, SVC_LOG_FLUSH_MS: '60000' } });
+    try {
+      const r = await pipelined(svc.base, 10, `pipe-${mode}`);
+      if (mode === 'fsync') {
+        // uWebSockets.js closes a connection whose requests arrive behind a pending answer (docs/log-pipeline.md).
+        // Should this start to pass, the front end serves pipelining in every mode: update the docs' table.
+        t.ok(r.statuses.length < 10, `fsync: ${r.statuses.length} of 10 pipelined requests answered (the documented limit)`);
+      } else {
+        t.same(r.statuses, Array(10).fill(202), `${mode}: ten 202s, in order`);
+        t.notOk(r.closed, `${mode}: the connection stays open`);
+      }
+      // A request on its own connection is answered 202 in every mode.
+      t.equal((await svc.request('POST', '/logs', { body: { key_id: 1, master_id: 2, status_code: 200 } })).status, 202, `${mode}: a lone request gets its 202`);
+    } finally {
+      await svc.stop();
+    }
+  }
+});
+
+t.test('fsync: the 202 comes after an fdatasync round that covers the record', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-wal-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const wal = new WriteAheadLog(dir, ['a'], silent);
+  wal.append(Buffer.from('[1]\n'));
+  const before = wal.rounds;
+  await wal.sync();
+  t.ok(wal.rounds > before, 'sync() resolves only after a round ran');
+  t.ok(wal.syncLag.lastMs > 0 && wal.syncLag.maxMs >= wal.syncLag.lastMs, `the round measured its wait (${wal.syncLag.lastMs.toFixed(3)} ms)`);
+  // The next sync with nothing new written still waits for a round of its own.
+  const r2 = wal.rounds;
+  await wal.sync();
+  t.ok(wal.rounds > r2);
+  await wal.close();
+
+  const svc = await startTestService({ env: { SVC_LOG_ACK: 'fsync', SVC_LOG_FLUSH_MS: '60000' } });
+  t.teardown(() => svc.stop());
+  t.equal((await svc.request('POST', '/logs', { body: { key_id: 1, master_id: 2, status_code: 200, audit_reason: 'fsynced' } })).status, 202);
+  const metrics = (await svc.request('GET', '/metrics', { token: adminToken })).text;
+  const lag = Number(/^log_wal_sync_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(metrics)?.[1] ?? 'NaN');
+  t.ok(lag > 0, `the service exports the fdatasync wait of its rounds (${lag} s)`);
+});
+
+t.test('a full disk: the request gets 503 and its record is not taken; the next write that succeeds resumes ingestion', async (t) => {
+  // /dev/full refuses every write with ENOSPC: the next segment's name points at it.
+  const dir = mkdtempSync(join(tmpdir(), 'cp-wal-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const wal = new WriteAheadLog(dir, ['a'], silent);
+  const segment = join(dir, '000000000001.wal');
+  symlinkSync('/dev/full', segment);
+  let thrown: unknown;
+  try {
+    wal.append(Buffer.from('[1]\n'));
+  } catch (err) {
+    thrown = err;
+  }
+  t.ok(thrown instanceof WalWriteError, 'the write fails at once, as an error the caller can answer 503');
+  t.ok(wal.failing);
+  unlinkSync(segment);
+  wal.append(Buffer.from('[2]\n'));
+  t.equal(wal.failing, null, 'the next write that succeeds clears the failure');
+  await wal.sync();
+  t.equal(readSegment(readFileSync(segment))!.data.toString(), '[2]\n', 'the refused line is not in the file, the next one is');
+  await wal.close();
+
+  const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '60000' } });
+  t.teardown(() => svc.stop());
+  const walDir = join(svc.dataDir, 'log-wal');
+  const first = join(walDir, readdirSync(walDir).length === 0 ? '000000000001.wal' : 'unexpected');
+  symlinkSync('/dev/full', first);
+  const refused = await svc.request('POST', '/logs', { body: [{ key_id: 1, master_id: 2, status_code: 200, audit_reason: 'disk-full' }] });
+  t.equal(refused.status, 503);
+  t.equal(refused.headers.get('retry-after'), '5');
+  t.match(refused.text, /write-ahead file could not be written/);
+  unlinkSync(first);
+  t.equal((await svc.request('POST', '/logs', { body: [{ key_id: 1, master_id: 2, status_code: 200, audit_reason: 'after-disk-full' }] })).status, 202);
+  await svc.service.system.ask('logs', 'flush');
+  const rows = await svc.request('GET', '/admin/logs', { token: adminToken });
+  const reasons = (rows.json as { items: Array<{ audit_reason: string }> }).items.map((i) => i.audit_reason);
+  t.same(reasons, ['after-disk-full'], 'the refused record was not stored; the accepted one was');
 });
 
 t.test('memory: no write-ahead file is written', async (t) => {

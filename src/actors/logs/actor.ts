@@ -18,6 +18,7 @@ import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
 import { cursorOf, dedupLogIds, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
+import { WalWriteError } from '../../storage/clickhouse/write/wal.js';
 import { backfillCost } from '../../storage/clickhouse/spend.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
 import { costOf, priceMap, type PriceMap, type PriceRow } from '../spend/prices.js';
@@ -52,7 +53,7 @@ function idsOfRows(rows: Buffer): number[] {
   return ids;
 }
 
-/** The disk refused the write-ahead file: the records may still be stored, but they were not acknowledged. */
+/** The disk refused the write-ahead file: the records are not acknowledged (in `fsync` mode they may still be stored). */
 const walRefused = (): never => {
   throw unavailable('the log write-ahead file could not be written; retry later', 5);
 };
@@ -104,7 +105,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   return {
     name: 'logs',
     placement: 'main',
-    // Durable ingests hold their slot until the write-ahead file's fdatasync (a few ms): room for every request in flight.
+    // `fsync` ingests hold their slot until the write-ahead file's fdatasync (a few ms): room for every request in flight.
     concurrency: 4096,
     observers,
     writer: () => writer!,
@@ -140,16 +141,23 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           lines[i] = JSON.stringify(toRow(rec, id, createdAt, keepBody, cost));
         }
         // One record (the data plane's usual request) allocates no array of masters.
-        const accepted =
-          lines.length === 1
-            ? writer!.accept(lines[0]!, 1, records[0]!.master_id)
-            : writer!.accept(lines.join('\n'), records.length, records.map((r) => r.master_id));
+        let accepted: boolean;
+        try {
+          accepted =
+            lines.length === 1
+              ? writer!.accept(lines[0]!, 1, records[0]!.master_id)
+              : writer!.accept(lines.join('\n'), records.length, records.map((r) => r.master_id));
+        } catch (err) {
+          if (err instanceof WalWriteError) walRefused();
+          throw err;
+        }
         if (!accepted) {
           throw unavailable('log storage is backed up; retry later', 5);
         }
         if (errors && observers.length) for (const o of observers) o(errors, records.length);
         const reply = batch ? { accepted: records.length } : { accepted: 1, id };
-        // Durable acknowledgement: answered once the write-ahead file holding the records is on disk.
+        // `durable`: the records are in the write-ahead file already (accept wrote them); `fsync` also waits for the
+        // fdatasync covering them (docs/log-pipeline.md, "Acknowledgement").
         const synced = writer!.synced();
         return synced ? synced.then(() => reply, walRefused) : reply;
       },
@@ -249,6 +257,9 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         ...writer!.backlogState,
         deadLetterRecords: writer!.deadLetters.records,
         degraded: writer!.degraded,
+        // seconds; 0 in `memory` mode (no write-ahead file)
+        walSyncLagSeconds: (writer!.walSyncLag?.lastMs ?? 0) / 1000,
+        walSyncLagMaxSeconds: (writer!.walSyncLag?.maxMs ?? 0) / 1000,
         invalid,
         unpriced,
         flags: flags.value,

@@ -1,17 +1,26 @@
 /**
- * The write-ahead file of `durable` acknowledgement (SVC_LOG_ACK): every
- * accepted line is appended here, and its request is answered only once an
- * fdatasync covers it. Group commit: one write and one fdatasync cover every
- * line appended while the previous ones ran, so a sync costs one round per
- * burst of requests, not one per request.
+ * The write-ahead file behind acknowledgement (SVC_LOG_ACK `durable` and
+ * `fsync`): every accepted line is written here, with a plain write(2), before
+ * its request is answered, so that the death of the process (SIGKILL, the OOM
+ * killer, a crash) loses none of them: the bytes are the kernel's from then on.
+ * Group commit then makes them survive a power loss too: one fdatasync covers
+ * every line written while the previous one ran, so a sync costs one round per
+ * burst of requests, not one per request. In `fsync` mode the answer waits for
+ * that round (`sync()`); in `durable` mode it does not (docs/log-pipeline.md,
+ * "Acknowledgement", says why: uWebSockets.js cannot hold an answer back for a
+ * client that pipelines).
+ *
+ * The write is synchronous on purpose: the handler answers in the same turn,
+ * which is what lets pipelined requests through, and it costs a few
+ * microseconds (the page cache, no disk wait).
  *
  * The file is cut into segments, one per batch: the batcher rotates it when it
  * seals a batch, so a segment holds exactly the bytes of the batch (or of the
  * batches one seal cut by partition). A segment is removed once every batch
  * cut from it is stored in ClickHouse, set apart as a dead letter, or in the
  * spool (itself fsynced): the file is trimmed only once its rows are safe
- * elsewhere. A batch is inserted only after its whole segment is on disk, so
- * that a crash never leaves a segment shorter than what ClickHouse took.
+ * elsewhere. A batch is inserted only after its whole segment is fdatasynced,
+ * so that a power loss never leaves a segment shorter than what ClickHouse took.
  *
  * At start the segments left are read back (`recovered`) and inserted before
  * anything else, with the same insert deduplication tokens as their first try
@@ -20,29 +29,34 @@
  *
  * A segment file `<seq>.wal` starts with a line holding the JSON array of its
  * columns (as compact spool files do), then the rows as accepted. What no
- * fdatasync covered may be torn: a last line without its newline, or a tail
- * of zeros after a power loss; both are cut off when the file is read back
+ * fdatasync covered may be torn after a power loss: a last line without its
+ * newline, or a tail of zeros; both are cut off when the file is read back
  * (valid rows never hold a NUL byte: JSON escapes it).
  */
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { close, closeSync, fdatasync, fsync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlink, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Logger } from '../../../logger.js';
+
+const fdatasyncAsync = promisify(fdatasync);
+const fsyncAsync = promisify(fsync);
+const closeAsync = promisify(close);
+const unlinkAsync = promisify(unlink);
 
 export class WalSegment {
   /** Batches cut from it and not yet done with; the segment goes when it falls to 0 after being sealed. */
   pending = 0;
   sealed = false;
-  /** Bytes on disk (fdatasynced), header included. */
+  /** Bytes written (in the kernel's hands), header included. */
   written = 0;
-  /** Staged bytes not yet written, in order. */
-  chunks: Buffer[] = [];
-  fd: FileHandle | undefined;
-  /** The file exists on disk (it is created by its first write). */
-  created = false;
+  /** Bytes an fdatasync covers. */
+  synced = 0;
+  fd: number | undefined;
+  /** Its name is in a directory an fsync covered (once, after its creation). */
+  named = false;
   queued = false;
   released = false;
-  /** Resolves once the segment is sealed and all its bytes are on disk. */
+  /** Resolves once the segment is sealed and all its bytes are fdatasynced. */
   readonly flushed: Promise<void>;
   markFlushed!: () => void;
 
@@ -66,8 +80,15 @@ export interface RecoveredSegment {
   columns: readonly string[];
 }
 
+/** The write-ahead file could not take a line (a full disk, an I/O error): the line is not in it, so not acknowledged. */
+export class WalWriteError extends Error {
+  constructor(cause: Error) {
+    super(`the log write-ahead file could not be written: ${cause.message}`, { cause });
+  }
+}
+
 const name = (seq: number): string => `${String(seq).padStart(12, '0')}.wal`;
-/** After a failed write (a full disk), the next round starts after this pause or at the next sync asked for. */
+/** After a failed fdatasync, the next round starts after this pause or at the next sync asked for. */
 const retryMs = 200;
 
 export class WriteAheadLog {
@@ -80,12 +101,21 @@ export class WriteAheadLog {
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** The last write or fdatasync failed; cleared by the next that succeeds. */
+  /** When the oldest line no fdatasync covers yet was written (ms, performance.now()); 0 when none. */
+  private unsyncedSince = 0;
+  /** The last write failed; cleared by the next that succeeds. */
   failing: Error | null = null;
+  /** The last fdatasync failed; cleared by the next round that succeeds. */
+  syncFailing: Error | null = null;
   /** Segments found at start, oldest first: their rows were accepted and must be inserted. */
   readonly recovered: RecoveredSegment[] = [];
   /** fdatasync rounds, for tests and metrics. */
   rounds = 0;
+  /**
+   * How long written lines waited for their fdatasync, in ms: the last round's oldest line, and the largest since
+   * start. In `durable` mode this is what a power loss could take of what was acknowledged.
+   */
+  readonly syncLag = { lastMs: 0, maxMs: 0 };
 
   constructor(
     readonly dir: string,
@@ -101,27 +131,46 @@ export class WriteAheadLog {
       const file = join(dir, f);
       const read = readSegment(readFileSync(file));
       if (!read) {
-        unlinkSync(file); // nothing that an fdatasync covered: no row of it was acknowledged
+        unlinkSync(file); // no complete row: none of it was acknowledged
         continue;
       }
       const segment = new WalSegment(seq, file, (s) => this.release(s));
       segment.sealed = true;
-      segment.created = true;
+      segment.named = true;
       segment.markFlushed();
       this.recovered.push({ segment, ...read });
     }
     this.current = this.next();
   }
 
-  /** Stages one committed line (or several, each ending in a newline) of the current segment. */
+  /**
+   * Writes one committed line (or several, each ending in a newline) to the current segment, synchronously: when it
+   * returns, the bytes are the kernel's. Throws WalWriteError when the disk refuses them; nothing of them stays.
+   */
   append(bytes: Buffer): void {
     const s = this.current;
-    if (!s.created && s.chunks.length === 0) s.chunks.push(Buffer.from(`${JSON.stringify(this.columns)}\n`));
-    s.chunks.push(Buffer.from(bytes)); // a copy: the batcher reuses its buffer
-    if (!s.queued) {
-      s.queued = true;
-      this.dirty.push(s);
+    try {
+      if (s.fd === undefined) s.fd = openSync(s.file, s.written > 0 ? 'r+' : 'w');
+      if (s.written === 0) this.writeAll(s, Buffer.from(`${JSON.stringify(this.columns)}\n`));
+      this.writeAll(s, bytes);
+    } catch (err) {
+      this.failing = err as Error;
+      // A segment with nothing in it yet is reopened by the next append (no round uses its descriptor): a file
+      // replaced meanwhile is written afresh. One with lines keeps its descriptor; the next write retries on it.
+      if (s.fd !== undefined && s.written === 0) {
+        try {
+          closeSync(s.fd);
+        } catch {
+          // already unusable
+        }
+        s.fd = undefined;
+      }
+      throw new WalWriteError(err as Error);
     }
+    this.failing = null;
+    if (this.unsyncedSince === 0) this.unsyncedSince = performance.now();
+    this.queue(s);
+    this.schedule();
   }
 
   /** Closes the current segment (its batch was sealed) and returns it; later lines go to a new one. */
@@ -129,15 +178,12 @@ export class WriteAheadLog {
     const s = this.current;
     s.sealed = true;
     this.current = this.next();
-    if (!s.queued) {
-      s.queued = true;
-      this.dirty.push(s); // so that its flushed promise settles even when nothing is left to write
-    }
+    this.queue(s); // so that its flushed promise settles even when nothing is left to sync
     this.schedule();
     return s;
   }
 
-  /** Resolves once every line appended so far is on disk; rejects when the disk refused them. */
+  /** Resolves once every line written so far is fdatasynced; rejects when the disk refused the fdatasync. */
   sync(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });
@@ -145,18 +191,42 @@ export class WriteAheadLog {
     });
   }
 
-  /** Waits for the rounds under way, then trims what is released and closes the files. */
+  /** Waits for the rounds under way, runs a last one, trims what is released and closes the files. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
     while (this.running) await this.running;
-    if (this.dirty.length > 0 || this.released.length > 0 || this.waiters.length > 0) {
-      this.closed = false;
-      await this.round();
-      this.closed = true;
+    if (this.dirty.length > 0 || this.released.length > 0 || this.waiters.length > 0) await this.round();
+    for (const s of this.dirty) if (s.fd !== undefined) await closeAsync(s.fd).catch(() => undefined);
+    if (this.current.fd !== undefined) await closeAsync(this.current.fd).catch(() => undefined);
+  }
+
+  /** write(2) until every byte is taken; on a failure the segment is cut back to its last whole line. */
+  private writeAll(s: WalSegment, bytes: Buffer): void {
+    let done = 0;
+    try {
+      while (done < bytes.length) {
+        const n = writeSync(s.fd!, bytes, done, bytes.length - done, s.written + done);
+        if (n <= 0) throw Object.assign(new Error(`short write to ${s.file}`), { code: 'ENOSPC' });
+        done += n;
+      }
+    } catch (err) {
+      if (done > 0) {
+        try {
+          ftruncateSync(s.fd!, s.written);
+        } catch {
+          // the torn tail is cut at read-back in any case (a line without its newline)
+        }
+      }
+      throw err;
     }
-    for (const s of this.dirty) await s.fd?.close().catch(() => undefined);
-    await this.current.fd?.close().catch(() => undefined);
+    s.written += bytes.length;
+  }
+
+  private queue(s: WalSegment): void {
+    if (s.queued) return;
+    s.queued = true;
+    this.dirty.push(s);
   }
 
   private next(): WalSegment {
@@ -181,7 +251,7 @@ export class WriteAheadLog {
       this.running ??= this.round().finally(() => {
         this.running = null;
         if (this.waiters.length > 0 || this.dirty.length > 0 || this.released.length > 0) {
-          if (this.failing) this.retryLater();
+          if (this.syncFailing) this.retryLater();
           else this.schedule();
         }
       });
@@ -197,77 +267,77 @@ export class WriteAheadLog {
     this.retryTimer.unref();
   }
 
-  /** Writes and fdatasyncs every staged segment, then answers the waiters of that round, then trims. */
+  /** fdatasyncs every segment written since the last round, then answers that round's waiters, then trims. */
   private async round(): Promise<void> {
     const waiters = this.waiters;
     const dirty = this.dirty;
+    const since = this.unsyncedSince;
     this.waiters = [];
     this.dirty = [];
+    this.unsyncedSince = 0;
     let i = 0;
     try {
-      for (; i < dirty.length; i++) await this.writeOut(dirty[i]!);
+      for (; i < dirty.length; i++) await this.syncOut(dirty[i]!);
       this.rounds++;
-      this.failing = null;
+      this.syncFailing = null;
+      if (since > 0) {
+        this.syncLag.lastMs = performance.now() - since;
+        if (this.syncLag.lastMs > this.syncLag.maxMs) this.syncLag.maxMs = this.syncLag.lastMs;
+      }
       for (const w of waiters) w.resolve();
     } catch (err) {
-      this.failing = err as Error;
-      this.log.error({ err }, 'log write-ahead file could not be written; requests are refused until it can');
-      // What was not written stays staged, in order, for the next round.
+      this.syncFailing = err as Error;
+      this.log.error({ err }, 'log write-ahead file could not be synced; fsync acknowledgements are refused until it can');
+      // What was not synced stays queued, in order, for the next round.
       this.dirty = [...dirty.slice(i), ...this.dirty];
-      for (const w of waiters) w.reject(err);
+      if (since > 0 && (this.unsyncedSince === 0 || since < this.unsyncedSince)) this.unsyncedSince = since;
+      for (const w of waiters) w.reject(new WalWriteError(err as Error));
     }
-    if (!this.failing) await this.trim();
+    if (!this.syncFailing) await this.trim();
   }
 
-  private async writeOut(s: WalSegment): Promise<void> {
-    const chunks = s.chunks;
-    s.chunks = [];
+  private async syncOut(s: WalSegment): Promise<void> {
+    // Lines written after this point wait for the next round; those before it are covered by this fdatasync.
+    s.queued = false;
+    const upTo = s.written;
+    const sealed = s.sealed;
     try {
-      if (chunks.length > 0) {
-        let fresh = false;
-        if (!s.fd) {
-          s.fd = await open(s.file, s.created ? 'r+' : 'w');
-          fresh = !s.created;
-          s.created = true;
+      if (s.fd !== undefined && upTo > s.synced) {
+        await fdatasyncAsync(s.fd);
+        if (!s.named) {
+          await syncDir(this.dir); // the new file's name must survive a power loss too
+          s.named = true;
         }
-        const total = chunks.reduce((n, c) => n + c.length, 0);
-        const { bytesWritten } = await s.fd.writev(chunks, s.written);
-        if (bytesWritten !== total) throw Object.assign(new Error(`short write to ${s.file} (${bytesWritten} of ${total} bytes)`), { code: 'ENOSPC' });
-        await s.fd.datasync();
-        if (fresh) await syncDir(this.dir); // the new file's name must survive a power loss too
-        s.written += total;
+        s.synced = upTo;
       }
     } catch (err) {
-      // Drop a partial write, so that the next round appends right after the last synced byte.
-      await s.fd?.truncate(s.written).catch(() => undefined);
-      s.chunks = [...chunks, ...s.chunks];
+      s.queued = true; // back in the queue (round() puts it there)
       throw err;
     }
-    if (s.chunks.length > 0) {
-      this.dirty.push(s); // appended meanwhile: next round
+    if (s.written > s.synced) {
+      this.queue(s); // written meanwhile: next round
       return;
     }
-    s.queued = false;
-    if (s.sealed) {
-      await s.fd?.close();
+    if (sealed) {
+      if (s.fd !== undefined) await closeAsync(s.fd).catch(() => undefined);
       s.fd = undefined;
       s.markFlushed();
     }
   }
 
-  /** Removes the segments whose rows are all safe elsewhere (never one with bytes still staged). */
+  /** Removes the segments whose rows are all safe elsewhere (never one with bytes not yet synced). */
   private async trim(): Promise<void> {
     const keep: WalSegment[] = [];
     const released = this.released;
     this.released = [];
     for (const s of released) {
-      if (s.queued || s.chunks.length > 0) {
+      if (s.queued || s.written > s.synced) {
         keep.push(s);
         continue;
       }
-      await s.fd?.close().catch(() => undefined);
+      if (s.fd !== undefined) await closeAsync(s.fd).catch(() => undefined);
       s.fd = undefined;
-      if (s.created) await unlink(s.file).catch((err: NodeJS.ErrnoException) => {
+      if (s.written > 0) await unlinkAsync(s.file).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') this.log.warn({ err, file: s.file }, 'could not remove a log write-ahead segment');
       });
     }
@@ -276,11 +346,11 @@ export class WriteAheadLog {
 }
 
 async function syncDir(dir: string): Promise<void> {
-  const h = await open(dir, 'r');
+  const fd = openSync(dir, 'r');
   try {
-    await h.sync();
+    await fsyncAsync(fd);
   } finally {
-    await h.close();
+    closeSync(fd);
   }
 }
 

@@ -21,11 +21,13 @@ import { Spool } from './spool.js';
 import { WriteAheadLog } from './wal.js';
 
 /**
- * When a record counts as accepted: `memory` once it is in the writer's
- * buffer (a hard crash loses up to one flush window), `durable` once the
- * write-ahead file holding it is fdatasynced (docs/log-pipeline.md).
+ * When a record counts as accepted (docs/log-pipeline.md, "Acknowledgement"): `memory` once it is in the writer's
+ * buffer (the death of the process loses up to one flush window); `durable` once it is written to the write-ahead
+ * file (the death of the process loses nothing; a power loss, what the group fdatasync had not covered yet);
+ * `fsync` once that fdatasync covers it (a power loss loses nothing; the answer waits, so pipelined requests are not
+ * served).
  */
-export type AckMode = 'memory' | 'durable';
+export type AckMode = 'memory' | 'durable' | 'fsync';
 
 export interface WriterOptions {
   table: string;
@@ -38,7 +40,7 @@ export interface WriterOptions {
   spoolBytes: number;
   spoolDir: string;
   deadLetterDir: string;
-  /** Default `memory`. In `durable`, accept() is followed by synced() before answering. */
+  /** Default `memory`. `durable` and `fsync` write every accepted line to the write-ahead file; in `fsync`, accept() is followed by synced() before answering. */
   ack?: AckMode;
   /** The write-ahead segments; read back at start whatever the mode (a node switched to `memory` after a crash still replays them). */
   walDir?: string;
@@ -117,9 +119,9 @@ export class TableWriter {
     this.backlog = new Backlog(spool, opts, log);
     this.backlog.onSpooled = (records) => (this.stats.spooled += records);
     this.wal = opts.walDir ? new WriteAheadLog(opts.walDir, opts.columns ?? [], log) : undefined;
-    const durable = opts.ack === 'durable';
-    if (durable && !this.wal) throw new Error('durable acknowledgement needs a write-ahead directory (walDir)');
-    if (durable && !opts.columns) throw new Error('durable acknowledgement needs the column list');
+    const durable = opts.ack === 'durable' || opts.ack === 'fsync';
+    if (durable && !this.wal) throw new Error(`${opts.ack} acknowledgement needs a write-ahead directory (walDir)`);
+    if (durable && !opts.columns) throw new Error(`${opts.ack} acknowledgement needs the column list`);
     this.batcher = new LineBatcher(
       opts,
       (batch) => {
@@ -127,7 +129,7 @@ export class TableWriter {
         this.kick();
       },
       durable ? this.wal : undefined,
-      // Only in durable mode: its waiting lines are already on disk, so a longer wait risks nothing; in memory mode
+      // Only with the write-ahead file: its waiting lines are already on disk, so a longer wait risks nothing; in memory mode
       // the flush interval bounds what a crash can lose (docs/log-pipeline.md). Not during an outage: batches then
       // go on to the spool as before.
       durable ? () => !this.retrying && this.backlog.pendingRecords > 0 : undefined,
@@ -147,12 +149,17 @@ export class TableWriter {
   }
 
   /**
-   * In `durable` mode, resolves once everything accepted so far is on disk in
-   * the write-ahead file (rejects when the disk refused it); null in `memory`
-   * mode, where acceptance is the answer.
+   * In `fsync` mode, resolves once everything accepted so far is fdatasynced in
+   * the write-ahead file (rejects with WalWriteError when the disk refused it);
+   * null in the other modes, where acceptance is the answer.
    */
   synced(): Promise<void> | null {
-    return this.opts.ack === 'durable' ? this.wal!.sync() : null;
+    return this.opts.ack === 'fsync' ? this.wal!.sync() : null;
+  }
+
+  /** How long written lines waited for their fdatasync (ms): the last round's, and the largest since start. */
+  get walSyncLag(): { lastMs: number; maxMs: number } | null {
+    return this.opts.ack === 'memory' || !this.wal ? null : this.wal.syncLag;
   }
 
   /** Records waiting anywhere (memory, spool), for metrics and tests. */
@@ -178,16 +185,23 @@ export class TableWriter {
    * Takes NDJSON text holding `records` records of `masters` (no trailing
    * newline), in the form `columns` says (arrays, or objects without it).
    * false: memory and spool are both full; the caller must refuse with 503.
+   * Throws WalWriteError when the write-ahead file refuses the lines (a full
+   * disk): they are not taken either.
    */
   accept(ndjson: string, records: number, masters: number | Iterable<number>): boolean {
     const bytes = this.batcher.write(ndjson);
-    // A write-ahead file the disk refuses: nothing more can be acknowledged, so nothing more is taken.
-    const walDown = this.opts.ack === 'durable' && this.wal!.failing !== null;
-    if (this.stopped || walDown || this.backlog.full(this.batcher.bytes + bytes)) {
+    // In `fsync` mode a write-ahead file that cannot be synced acknowledges nothing, so nothing more is taken.
+    const syncDown = this.opts.ack === 'fsync' && this.wal!.syncFailing !== null;
+    if (this.stopped || syncDown || this.backlog.full(this.batcher.bytes + bytes)) {
       this.stats.refused += records;
       return false;
     }
-    this.batcher.commit(bytes, records, masters);
+    try {
+      this.batcher.commit(bytes, records, masters);
+    } catch (err) {
+      this.stats.refused += records;
+      throw err;
+    }
     this.stats.accepted += records;
     return true;
   }
