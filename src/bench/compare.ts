@@ -13,7 +13,7 @@ import { cpuMicros, withCpu, type CpuUsage } from './harness/cpu.js';
 import { runLoad } from './harness/load.js';
 import { storedLogs, storedSince } from './harness/log-count.js';
 import { median, rotatingRounds } from './harness/rounds.js';
-import { startService, type BenchService } from './harness/service.js';
+import { benchAdminToken, startService, type BenchService } from './harness/service.js';
 import { printTable } from './harness/table.js';
 import { BATCH_RECORDS, ingestBatchLoad } from './scenarios/ingest-batch.js';
 import { ingestSingleLoad } from './scenarios/ingest-single.js';
@@ -47,6 +47,13 @@ const [mainA, mainB] = args;
 if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) || (loadName !== 'single' && loadName !== 'batch')) {
   process.stderr.write('usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S] [--load single|batch] [--env-a K=V]... [--env-b K=V]...\n');
   process.exit(2);
+}
+
+/** The service's largest write-ahead fdatasync wait since start (ms), from /metrics; null when it exports none (memory mode, older builds). */
+async function walSyncLagMs(base: string): Promise<number | null> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${benchAdminToken}` } })).text();
+  const m = /^log_wal_sync_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
+  return m && Number(m[1]) > 0 ? Number(m[1]) * 1000 : null;
 }
 
 const jsThread = (u: CpuUsage): number => u.byThread.find((t) => t.thread === 'node')?.cores ?? 0;
@@ -95,6 +102,7 @@ try {
     });
   }
   const [a, b] = builds;
+  const lags = await Promise.all(builds.map((x) => walSyncLagMs(x.svc!.base)));
   const stored = await Promise.all(builds.map((x) => storedSince(x.svc!.base, x.before, x.accepted)));
   const med = (x: Build, k: keyof Sample): number => Math.round(median(x.samples.map((s) => s[k])) * 10) / 10;
   const diffs = (k: keyof Sample): string => a.samples.map((s, i) => (b.samples[i]![k] - s[k]).toFixed(1)).join(', ');
@@ -109,6 +117,8 @@ try {
     ['service CPU, B - A per round', diffs('cpu')],
     ['JS thread, B - A per round', diffs('js')],
     ['errors + non-2xx + unanswered A / B', `${a.failures} / ${b.failures}`],
+    // How long written lines waited for their fdatasync: in durable mode, what a power loss could take (docs/log-pipeline.md).
+    ['write-ahead fdatasync wait, largest ms A / B', lags.map((l) => (l === null ? '-' : l.toFixed(2))).join(' / ')],
     ['stored == accepted A / B', builds.map((x, i) => (stored[i] === x.accepted ? 'yes' : `NO (${stored[i]} of ${x.accepted})`)).join(' / ')],
   ]);
   if (builds.some((x, i) => stored[i] !== x.accepted || x.failures > 0)) code = 1;
