@@ -305,8 +305,8 @@ export class TableWriter {
       const started = performance.now();
       const delivery = await insertIsolating(
         (rows) => this.target.insert(this.opts.table, rows, insertOptions(rows, head.batch.columns)),
-        [head.batch.data],
-        head.batch.records,
+        head.batch.pieces ?? [head.batch.data],
+        head.batch.pieces ? undefined : head.batch.records,
       );
       this.count(delivery);
       const unwritten = await this.setApart(delivery.refused, head.batch);
