@@ -235,9 +235,13 @@ t.test('a refusal, an outage and a crash: the pieces left are retried as cut, so
   t.equal(first.stats.deadLettered, 1);
   await first.stop();
 
+  // The replay writes its dead letters where the first writer did (one data directory).
+  cpSync(join(dir, 'first', 'dead'), join(dir, 'replay', 'dead'), { recursive: true });
   const replay = writer(join(dir, 'wal-at-crash'), outageSwitch(), 'replay');
   replay.start();
   await replay.flushNow();
+  t.equal(replay.deadLetters.records, 1, 'the refused row is set apart once, not again by the replay');
+  t.equal(replay.stats.deadLettered, 0);
   await replay.stop();
   t.equal(await count('master_id = 77'), 7, 'each good row once in logs');
   t.equal(await count('master_id = 77 AND tokens_in IN (12002, 12003, 12004)'), 3, 'the pieces retried after the outage are not stored again');
