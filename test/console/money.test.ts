@@ -220,6 +220,8 @@ t.test('audit trail: a create shows its new values only, an update its changed f
   const m = await svc.request('POST', '/admin/masters', { ...admin, body: { name: 'audited', group: 'default' } });
   const k = await svc.request('POST', `/admin/masters/${m.json.id}/keys`, { ...admin, body: { name: 'audited-key' } });
   await svc.request('PUT', `/admin/masters/${m.json.id}`, { ...admin, body: { global_qps: 9 } });
+  t.equal((await svc.request('POST', `/admin/masters/${m.json.id}/reset-key`, admin)).status, 200);
+  t.equal((await svc.request('POST', `/admin/masters/${m.json.id}/keys/${k.json.id}/revoke`, admin)).status, 200);
   await svc.request('DELETE', `/admin/masters/${m.json.id}`, admin);
   await withPage(t, 'admin', async (cp) => {
     await signInTo(cp, adminToken, 'operations', '/console/operations?resource=masters');
@@ -241,6 +243,18 @@ t.test('audit trail: a create shows its new values only, an update its changed f
     t.equal(await updated.getAttribute('data-kind'), 'updated');
     t.match(await updated.textContent(), /global_qps: 0 → 9/, 'from → to for the field changed');
     t.notMatch(await updated.textContent(), /name:/, 'fields that did not change are left out');
+
+    // An action on the master read before: its answer's moved fields; the new key masked.
+    const reset = diffOf('reset-key');
+    t.equal(await reset.getAttribute('data-kind'), 'updated');
+    t.match(await reset.textContent(), /epoch: 1 → 2/, 'the epoch rose');
+    t.match(await reset.textContent(), /master_key: null → \[masked\]/, 'the new key, masked');
+    t.notMatch(await reset.textContent(), /global_qps/, 'nothing that stayed');
+    // A revoke through the master: nothing is read before it (no GET of a key under its master), so its answer.
+    const revoked = diffOf('keys.revoke');
+    t.equal(await revoked.getAttribute('data-kind'), 'result');
+    t.equal(await revoked.locator('.from').count(), 0, 'no "from" made up');
+    t.match(await revoked.textContent(), /revoked: true/);
 
     const removed = diffOf('delete');
     t.equal(await removed.getAttribute('data-kind'), 'removed');
