@@ -20,7 +20,7 @@ export interface Layer {
 export const layers: Layer[] = [
   {
     name: 'entry',
-    paths: ['src/main', 'src/cli', 'src/service'],
+    paths: ['src/main', 'src/cli', 'src/service', 'src/startup-stages'],
     mayImport: ['http', 'actors', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'],
   },
   {

@@ -104,8 +104,9 @@ export class ActorSystem {
     return { ask: (a, t, p) => this.ask(a, t, p), tell: (a, t, p) => this.tell(a, t, p) };
   }
 
-  async start(): Promise<void> {
-    for (const { def, ctx } of this.main.values()) await def.start?.(ctx);
+  /** Starts the main actors in order of registration; `timed` wraps each start (start-up stages). */
+  async start(timed: (name: string, start: () => Promise<void>) => Promise<void> = (_, start) => start()): Promise<void> {
+    for (const { def, ctx } of this.main.values()) if (def.start) await timed(def.name, async () => def.start!(ctx));
   }
 
   ask<R = unknown>(actor: string, type: string, payload?: unknown): Promise<R> {
