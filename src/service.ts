@@ -42,6 +42,8 @@ import { spendJob } from './actors/spend/job.js';
 import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
 import { logWebhook } from './actors/alerts/webhook.js';
 import { allRoutes } from './http/routes/index.js';
+import { checkRouteHandles } from './http/route-handles.js';
+import type { Route } from './http/route.js';
 import type { AppContext } from './http/context.js';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -49,6 +51,8 @@ const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.m
 export interface ServiceOptions {
   /** A shared clock, so that tests can move time on every thread. */
   clock?: Clock;
+  /** The route table (default: allRoutes); tests give another one. */
+  routes?: (build: BuildInfo) => Route[];
 }
 
 export interface Service {
@@ -129,7 +133,9 @@ export async function startService(config: Config, log: Logger, options: Service
     const auth = new Authenticator(config, () => clock.now());
     installTenantAuth(auth, { ...system.messaging, now: () => clock.now() }, identityCache);
     const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
-    const http = new HttpServer(allRoutes(build), app);
+    const routes = (options.routes ?? allRoutes)(build);
+    checkRouteHandles(routes, await system.messages());
+    const http = new HttpServer(routes, app);
     http.observer = metrics.observeRequest;
     const port = await http.listen(config.host, config.port);
     const origin = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;

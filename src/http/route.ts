@@ -7,6 +7,7 @@ import type { JSONSchema } from '../contract/validate.js';
 import type { Role } from './auth.js';
 import type { RawInput, RouteInput } from '../contract/input.js';
 import type { AppContext } from './context.js';
+import type { Handle } from '../contract/handle.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -62,10 +63,23 @@ export interface ActorRoute extends RouteBase {
    * parse on the HTTP thread. `body` still documents them.
    */
   bodyBytes?: true;
-  /** The actor and message type that answer; the payload is the RouteInput. */
+  /** The actor message that answers, exported by its domain; the payload is the RouteInput. */
+  handle: Handle;
+}
+
+/** A route not yet given a handle: its actor and message named by two strings (being replaced by handles). */
+export interface NamedActorRoute extends RouteBase {
+  body?: JSONSchema;
+  bodyBytes?: true;
   actor: string;
   message: string;
 }
+
+/** What a route declares beside its handle: its params, query and body schemas are the handle's. */
+export type ActorRouteSpec = Omit<ActorRoute, 'handle' | 'params' | 'query' | 'body'>;
+
+/** An actor route: the validators, the handler's input type and the OpenAPI document all read the handle's schemas. */
+export const actorRoute = (handle: Handle, spec: ActorRouteSpec): ActorRoute => ({ ...spec, ...handle.input, handle }) as ActorRoute;
 
 export interface HandlerRoute extends RouteBase {
   body?: JSONSchema;
@@ -79,11 +93,14 @@ export interface RawRoute extends RouteBase {
   handler: (input: RawInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
-export type Route = ActorRoute | HandlerRoute | RawRoute;
+export type Route = ActorRoute | NamedActorRoute | HandlerRoute | RawRoute;
 
 /** Typed constructors: a handler's parameters are inferred from the kind of route. */
 export const handlerRoute = (r: HandlerRoute): HandlerRoute => r;
 export const rawRoute = (r: RawRoute): RawRoute => r;
 
 export const isRawRoute = (r: Route): r is RawRoute => 'raw' in r && r.raw === true;
-export const isActorRoute = (r: Route): r is ActorRoute => 'actor' in r;
+export const isActorRoute = (r: Route): r is ActorRoute | NamedActorRoute => 'handle' in r || 'actor' in r;
+
+/** The actor message an actor route reaches. */
+export const handleOf = (r: ActorRoute | NamedActorRoute): Handle => ('handle' in r ? r.handle : { actor: r.actor, message: r.message, input: {} });

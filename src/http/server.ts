@@ -14,7 +14,7 @@ import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { sendStream } from './stream.js';
-import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
+import { Reply, Streamed, handleOf, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
 import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
 import { parseJson, validated } from '../contract/body.js';
@@ -280,7 +280,9 @@ export class HttpServer {
       requestId: ex.requestId,
       ...(ex.headers ? { headers: ex.headers } : {}),
     };
-    return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
+    if (!isActorRoute(route)) return route.handler(input, this.ctx);
+    const handle = handleOf(route);
+    return this.ctx.ask(handle.actor, handle.message, input);
   }
 
   /** The state a write is about to change, read through the resource's own GET route (null when there is none). */

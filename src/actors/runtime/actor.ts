@@ -7,6 +7,7 @@
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config/settings.js';
 import type { DatabasePool } from 'slonik';
+import type { Handle, HandleInput } from '../../contract/handle.js';
 
 export type Placement = 'main' | 'worker';
 
@@ -40,6 +41,25 @@ export interface ActorDefinition<Ctx extends BaseContext = BaseContext> {
 /** Identity helper that keeps handler payload types inferred. */
 export function defineActor<Ctx extends BaseContext>(def: ActorDefinition<Ctx>): ActorDefinition<Ctx> {
   return def;
+}
+
+/** A handler for each handle of a domain, its input typed by the handle's schemas. */
+export type Implementation<H extends Record<string, Handle<any>>, Ctx> = {
+  [K in keyof H]: (input: HandleInput<H[K]>, ctx: Ctx) => Promise<unknown> | unknown;
+};
+
+/**
+ * The handlers of an actor's handles, keyed by their message names. tsc
+ * refuses a missing handler and an input that does not match the schemas;
+ * start-up refuses a route whose handle no actor answers (checkHandles).
+ */
+export function implement<H extends Record<string, Handle<any>>, Ctx extends BaseContext = BaseContext>(
+  handles: H,
+  impl: Implementation<H, Ctx>,
+): Record<string, Handler<Ctx>> {
+  const out: Record<string, Handler<Ctx>> = {};
+  for (const [key, h] of Object.entries(handles)) out[h.message] = impl[key as keyof H] as Handler<Ctx>;
+  return out;
 }
 
 /** One message as it travels to a worker. */

@@ -36,10 +36,21 @@ channel.onmessage = (event) => {
 const actors = new Map<string, ActorDefinition<any>>();
 let contextPromise: Promise<BaseContext> | undefined;
 
-async function context(): Promise<BaseContext> {
-  contextPromise ??= (async () => {
+let loaded: Promise<WorkerModule> | undefined;
+
+/** Imports the worker module and every actor it names (once per thread). */
+function loadActors(): Promise<WorkerModule> {
+  loaded ??= (async () => {
     const hosted = (await import(boot.registry)) as WorkerModule;
     for (const [name, load] of Object.entries(hosted.default)) actors.set(name, (await load()).default);
+    return hosted;
+  })();
+  return loaded;
+}
+
+async function context(): Promise<BaseContext> {
+  contextPromise ??= (async () => {
+    const hosted = await loadActors();
     const db = await hosted.connectDatabase(boot.databaseUrl);
     const ctx: BaseContext = {
       config: boot.config,
@@ -80,4 +91,10 @@ export default async function run(envelope: Envelope): Promise<Outcome> {
     if (!(err instanceof AppError)) log.error({ err, actor: envelope.actor, type: envelope.type }, 'actor failed');
     return { ok: false, error: toAppError(err).toData() };
   }
+}
+
+/** The message types each worker actor handles, for the start-up check of the route table (no database needed). */
+export async function messages(): Promise<Record<string, string[]>> {
+  await loadActors();
+  return Object.fromEntries([...actors].map(([name, def]) => [name, Object.keys(def.handlers)]));
 }

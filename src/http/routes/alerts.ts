@@ -1,7 +1,7 @@
 /** Alerts, alert thresholds, the log-error webhook configuration and the data plane's alert reports. */
 import { alertTypes, severities, statuses } from '../../actors/alerts/values.js';
 import type { Route } from '../route.js';
-import { idParam } from '../schema.js';
+import { idParam } from '../../contract/params.js';
 import { pageOf, pageQuery } from '../../contract/page.js';
 import type { JSONSchema } from '../../contract/validate.js';
 

@@ -4,7 +4,7 @@
  * the master view with its realtime figures embedded, and tenant stats.
  */
 import type { Route } from '../route.js';
-import { idParam } from '../schema.js';
+import { idParam } from '../../contract/params.js';
 import type { JSONSchema } from '../../contract/validate.js';
 import { unixTime } from '../../contract/value-rules.js';
 import { masterView } from './tenancy-schemas.js';

@@ -1,6 +1,7 @@
 /** Namespaces and bindings (admin). */
 import type { Route } from '../route.js';
-import { idParam, timestamps } from '../schema.js';
+import { timestamps } from '../schema.js';
+import { idParam } from '../../contract/params.js';
 import { pageOf, pageQuery } from '../../contract/page.js';
 import { bindingStatuses, namespaceStatuses } from '../../actors/upstreams/values.js';
 import { selectorTypes } from '../../actors/upstreams/selector.js';

@@ -1,6 +1,7 @@
 /** The model capability registry, the remote model registry and the full store sync (admin). */
 import type { Route } from '../route.js';
-import { idParam, timestamps } from '../schema.js';
+import { timestamps } from '../schema.js';
+import { idParam } from '../../contract/params.js';
 import { modelDto, modelDtoProperties } from '../../actors/upstreams/model-schema.js';
 
 const modelView = {

@@ -1,7 +1,8 @@
 /** Provider groups, upstream keys and their statistics (admin). */
 import type { Route } from '../route.js';
 import { unixTime } from '../../contract/value-rules.js';
-import { idParam, timestamps } from '../schema.js';
+import { timestamps } from '../schema.js';
+import { idParam } from '../../contract/params.js';
 import { pageOf, pageQuery } from '../../contract/page.js';
 import type { JSONSchema } from '../../contract/validate.js';
 import { adminStatuses, groupTypes, headersProfiles, upstreamStatuses } from '../../actors/upstreams/values.js';
