@@ -40,12 +40,13 @@ export const LOG_TIME_END = '2100-01-01T00:00:00Z';
 export const LOG_TIME_END_SECONDS = Date.parse(LOG_TIME_END) / 1000;
 
 /** A Unix-seconds query time within log time. */
-export const unixTime = (description: string): JSONSchema => ({
-  type: 'integer',
-  minimum: 0,
-  maximum: LOG_TIME_END_SECONDS,
-  description: `${description}; 0 to ${LOG_TIME_END_SECONDS} (${LOG_TIME_MIN} to ${LOG_TIME_END})`,
-});
+export const unixTime = (description: string) =>
+  ({
+    type: 'integer',
+    minimum: 0,
+    maximum: LOG_TIME_END_SECONDS,
+    description: `${description}; 0 to ${LOG_TIME_END_SECONDS} (${LOG_TIME_MIN} to ${LOG_TIME_END})`,
+  }) as const;
 
 /** A date-time string within log time (a record's `createdAt`, the `before` of a deletion). */
 export const logDateTime = (description?: string): JSONSchema => ({
