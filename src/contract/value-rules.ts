@@ -49,13 +49,14 @@ export const unixTime = (description: string) =>
   }) as const;
 
 /** A date-time string within log time (a record's `createdAt`, the `before` of a deletion). */
-export const logDateTime = (description?: string): JSONSchema => ({
-  type: 'string',
-  format: 'date-time',
-  formatMinimum: LOG_TIME_MIN,
-  formatExclusiveMaximum: LOG_TIME_END,
-  ...(description ? { description } : {}),
-});
+export const logDateTime = (description?: string) =>
+  ({
+    type: 'string',
+    format: 'date-time',
+    formatMinimum: LOG_TIME_MIN,
+    formatExclusiveMaximum: LOG_TIME_END,
+    ...(description ? { description } : {}),
+  }) as const;
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -7,7 +7,7 @@
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config/settings.js';
 import type { DatabasePool } from 'slonik';
-import type { Handle, HandleInput } from '../../contract/handle.js';
+import type { Handle, HandleInput, InputFrom, InputSchemas } from '../../contract/handle.js';
 
 export type Placement = 'main' | 'worker';
 
@@ -61,6 +61,16 @@ export function implement<H extends Record<string, Handle<any>>, Ctx extends Bas
   for (const [key, h] of Object.entries(handles)) out[h.message] = impl[key as keyof H] as Handler<Ctx>;
   return out;
 }
+
+/**
+ * One handler of a handle, its input typed by the handle's schemas: for an
+ * actor whose routed handlers sit among others (the logs actor).
+ * `handlerFor<MainContext>()` gives the typed helper for that context.
+ */
+export const handlerFor =
+  <Ctx extends BaseContext>() =>
+  <S extends InputSchemas>(_handle: Handle<S>, fn: (input: InputFrom<S>, ctx: Ctx) => Promise<unknown> | unknown): Handler<Ctx> =>
+    fn as Handler<Ctx>;
 
 /** One message as it travels to a worker. */
 export interface Envelope {
