@@ -9,18 +9,33 @@
 import type { FromSchema, JSONSchema as Inferable } from 'json-schema-to-ts';
 import type { RouteInput } from './input.js';
 
+/**
+ * How a body's bytes become the value its schema describes. `json` (the
+ * default): the HTTP thread parses and validates it. `bytes`: the bytes go to
+ * the actor as they are, which parses them as JSON with the validator compiled
+ * from this same declaration (`parseDeclared`, ./body.ts), off the HTTP thread.
+ * `ndjson`: JSON or newline-delimited JSON records, parsed where the route says
+ * (log ingestion: the logs actor, record by record).
+ */
+export type BodyParser = 'json' | 'ndjson' | 'bytes';
+
 /** What a message receives from its route, each a literal schema (`as const`) so that its type can be read. */
 export interface InputSchemas {
   readonly params?: object;
   readonly query?: object;
   readonly body?: object;
+  readonly parser?: BodyParser;
 }
 
 /** The value a validator lets through, as a type; `unknown` where the route declares no schema. */
 export type Validated<S> = S extends Inferable ? FromSchema<S> : unknown;
 
 /** What a handler receives for the message whose schemas are `S`. */
-export type InputFrom<S extends InputSchemas> = RouteInput<Validated<S['body']>, Validated<S['query']>, Validated<S['params']>>;
+export type InputFrom<S extends InputSchemas> = RouteInput<
+  S['parser'] extends 'bytes' ? Uint8Array : Validated<S['body']>,
+  Validated<S['query']>,
+  Validated<S['params']>
+>;
 
 export interface Handle<S extends InputSchemas = InputSchemas> {
   readonly actor: string;

@@ -56,23 +56,10 @@ interface RouteBase {
 }
 
 export interface ActorRoute extends RouteBase {
+  /** The handle's body schema; its parser says where the body is parsed (`bytes`: by the actor, with this schema). */
   body?: JSONSchema;
-  /**
-   * The actor receives the body's bytes as `input.body` and parses and
-   * validates them itself, on its worker thread: for bodies too large to
-   * parse on the HTTP thread. `body` still documents them.
-   */
-  bodyBytes?: true;
   /** The actor message that answers, exported by its domain; the payload is the RouteInput. */
   handle: Handle;
-}
-
-/** A route not yet given a handle: its actor and message named by two strings (being replaced by handles). */
-export interface NamedActorRoute extends RouteBase {
-  body?: JSONSchema;
-  bodyBytes?: true;
-  actor: string;
-  message: string;
 }
 
 /** What a route declares beside its handle: its params, query and body schemas are the handle's. */
@@ -93,14 +80,14 @@ export interface RawRoute extends RouteBase {
   handler: (input: RawInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
-export type Route = ActorRoute | NamedActorRoute | HandlerRoute | RawRoute;
+export type Route = ActorRoute | HandlerRoute | RawRoute;
 
 /** Typed constructors: a handler's parameters are inferred from the kind of route. */
 export const handlerRoute = (r: HandlerRoute): HandlerRoute => r;
 export const rawRoute = (r: RawRoute): RawRoute => r;
 
 export const isRawRoute = (r: Route): r is RawRoute => 'raw' in r && r.raw === true;
-export const isActorRoute = (r: Route): r is ActorRoute | NamedActorRoute => 'handle' in r || 'actor' in r;
+export const isActorRoute = (r: Route): r is ActorRoute => 'handle' in r;
 
 /** The actor message an actor route reaches. */
-export const handleOf = (r: ActorRoute | NamedActorRoute): Handle => ('handle' in r ? r.handle : { actor: r.actor, message: r.message, input: {} });
+export const handleOf = (r: ActorRoute): Handle => r.handle;

@@ -275,7 +275,7 @@ export class HttpServer {
       query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(rawQuery), 'query') : {},
       body: compiled.validateBody
         ? validated(compiled.validateBody, parseJson(body), 'body')
-        : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
+        : compiled.bodyToWorker ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
       ...(ex.headers ? { headers: ex.headers } : {}),

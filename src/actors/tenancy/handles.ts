@@ -86,6 +86,48 @@ const keyParams = {
   required: ['id', 'keyId'],
 } as const;
 
+/**
+ * The body of POST /internal/stats/flush. It is parsed and validated by the
+ * usage actor on a worker thread, not on the HTTP thread (parser `bytes`): a
+ * flush carries up to 100,000 items (16 MiB), and parsing, validating and
+ * cloning them to the worker took the HTTP thread ~1.5 ms per 1,000 keys
+ * (docs/performance.md). Same rules and the same 400s as any other route's body.
+ */
+const count = { type: 'integer', minimum: 0, maximum: 1e12 } as const;
+
+const flushBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    flush_id: { type: 'string', minLength: 1, maxLength: 128 },
+    keys: {
+      type: 'array',
+      maxItems: 100_000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          token_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          requests: count,
+          tokens: count,
+          last_accessed_at: { type: 'integer', minimum: 0, maximum: 253402300799, default: 0 },
+        },
+        required: ['token_hash', 'requests', 'tokens'],
+      },
+    },
+    upstream_keys: {
+      type: 'array',
+      maxItems: 100_000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { id: { type: 'integer', minimum: 1 }, requests: count, success: count, failure: count },
+        required: ['id', 'requests', 'success', 'failure'],
+      },
+    },
+  },
+} as const;
+
 /** What a key is issued or updated with. */
 export type KeyInput = Validated<typeof keyIssueBody>;
 /** A budget and its period, as a master or a key is created or changed with. */
@@ -116,4 +158,8 @@ export const childKeys = handles('child-keys', {
   adminGet: { params: idParam },
   adminAccess: { params: idParam, body: keyAccessBody },
   adminBudget: { params: idParam, body: keyBudgetBody },
+});
+
+export const tenancyUsage = handles('tenancy-usage', {
+  flush: { body: flushBody, parser: 'bytes' },
 });
