@@ -4,14 +4,14 @@
  * (a request would otherwise find out). One line names every such route.
  */
 import { handleName } from '../contract/handle.js';
-import { handleOf, isActorRoute, type Route } from './route.js';
+import { handleOf, isActorRoute, isRawRoute, type Route } from './route.js';
 
-/** The routes whose handle no actor answers, as `METHOD /path -> actor.message`. */
+/** The routes (actor and raw) whose handle no actor answers, as `METHOD /path -> actor.message`. */
 export function unansweredRoutes(routes: Route[], messages: Map<string, Set<string>>): string[] {
   const out: string[] = [];
   for (const r of routes) {
-    if (!isActorRoute(r)) continue;
-    const h = handleOf(r);
+    const h = isActorRoute(r) ? handleOf(r) : isRawRoute(r) ? r.ingests : undefined;
+    if (!h) continue;
     if (!messages.get(h.actor)?.has(h.message)) out.push(`${r.method} ${r.path} -> ${handleName(h)}`);
   }
   return out;

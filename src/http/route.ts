@@ -73,10 +73,17 @@ export interface HandlerRoute extends RouteBase {
   handler: (input: RouteInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
+/**
+ * A route whose body's bytes go, unparsed, to the actor message of its handle
+ * (log ingestion): the handle declares the body schema and the parser
+ * (`ndjson`: JSON or newline-delimited records, which also widens the accepted
+ * media types), and the actor parses the bytes with the validator compiled from
+ * that schema. The handler may refuse the bytes first (size rules).
+ */
 export interface RawRoute extends RouteBase {
-  /** Body schema for the documentation only: the handler validates the bytes itself. */
+  /** The handle's body schema (for the document: the actor validates). */
   body?: JSONSchema;
-  raw: true;
+  ingests: Handle;
   handler: (input: RawInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
@@ -84,9 +91,12 @@ export type Route = ActorRoute | HandlerRoute | RawRoute;
 
 /** Typed constructors: a handler's parameters are inferred from the kind of route. */
 export const handlerRoute = (r: HandlerRoute): HandlerRoute => r;
-export const rawRoute = (r: RawRoute): RawRoute => r;
+export const rawRoute = (handle: Handle, spec: Omit<RawRoute, 'ingests' | 'body'>): RawRoute => ({ ...spec, body: handle.input.body as JSONSchema, ingests: handle });
 
-export const isRawRoute = (r: Route): r is RawRoute => 'raw' in r && r.raw === true;
+export const isRawRoute = (r: Route): r is RawRoute => 'ingests' in r;
+
+/** Whether a route takes newline-delimited JSON besides JSON (its handle's parser is `ndjson`). */
+export const takesNdjson = (r: Route): boolean => isRawRoute(r) && r.ingests.input.parser === 'ndjson';
 export const isActorRoute = (r: Route): r is ActorRoute => 'handle' in r;
 
 /** The actor message an actor route reaches. */

@@ -14,7 +14,7 @@ import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { sendStream } from './stream.js';
-import { Reply, Streamed, handleOf, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
+import { Reply, Streamed, handleOf, isActorRoute, isRawRoute, takesNdjson, type Method, type Route } from './route.js';
 import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
 import { parseJson, validated } from '../contract/body.js';
@@ -157,8 +157,8 @@ export class HttpServer {
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
     // Without a Content-Length a request has a body only when it is chunked (req is still valid: no await yet).
     const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
-    if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
-      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
+    if (hasBody && !isJsonBody(ex.contentType, takesNdjson(compiled.route))) {
+      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, takesNdjson(compiled.route)), true);
     }
     const declared = contentLength ? Number(contentLength) : undefined;
     if (declared !== undefined && !(declared <= limit)) {

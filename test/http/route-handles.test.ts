@@ -7,10 +7,12 @@
 import t from 'tap';
 import { startTestService } from '../helpers/harness.js';
 import { allRoutes } from '../../src/http/routes/index.js';
-import { actorRoute, handleOf, isActorRoute } from '../../src/http/route.js';
+import { actorRoute, handleOf, isActorRoute, isRawRoute, takesNdjson } from '../../src/http/route.js';
 import { unansweredRoutes } from '../../src/http/route-handles.js';
 import { handles } from '../../src/contract/handle.js';
-import { masters } from '../../src/actors/tenancy/handles.js';
+import { masters, tenancyUsage } from '../../src/actors/tenancy/handles.js';
+import { logs } from '../../src/actors/logs/handles.js';
+import { compileRoutes } from '../../src/http/compile.js';
 
 t.test('every actor route of the table reaches a handler of a running actor', async (t) => {
   const svc = await startTestService();
@@ -55,4 +57,18 @@ t.test('a route takes its schemas from its handle', async (t) => {
   if (!isActorRoute(r)) return;
   t.equal(handleOf(r), masters.create);
   t.equal(r.body, masters.create.input.body, 'the validator and the document read the schema the handler type is inferred from');
+});
+
+t.test('the raw-body routes declare their parser in their handle', async (t) => {
+  const routes = allRoutes({ name: 'n', version: 'v', description: 'd', repository: 'r', commit: 'c' });
+  const ingest = routes.find((r) => r.method === 'POST' && r.path === '/logs')!;
+  t.ok(isRawRoute(ingest) && ingest.ingests === logs.ingest, 'POST /logs hands its bytes to logs.ingest');
+  t.equal(logs.ingest.input.parser, 'ndjson');
+  t.equal(ingest.body, logs.ingest.input.body, 'the document shows the declaration the records are validated with');
+  t.same(routes.filter(takesNdjson).map((r) => `${r.method} ${r.path}`), ['POST /logs'], 'only it takes NDJSON');
+  const flush = compileRoutes(routes).find((c) => c.route.path === '/internal/stats/flush')!;
+  t.equal(tenancyUsage.flush.input.parser, 'bytes');
+  t.ok(flush.bodyToWorker, 'the flush body goes to the worker as bytes');
+  t.notOk(flush.validateBody, 'and is not validated on the HTTP thread (the worker validates it: test/tenancy/usage.test.ts)');
+  t.same(compileRoutes(routes).filter((c) => c.bodyToWorker).map((c) => c.route.path), ['/internal/stats/flush']);
 });

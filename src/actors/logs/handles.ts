@@ -6,6 +6,37 @@
  */
 import { handles } from '../../contract/handle.js';
 import { logDateTime, unixTime } from '../../contract/value-rules.js';
+import type { JSONSchema } from '../../contract/validate.js';
+
+/**
+ * The LogRecord as the data plane sends it (its row: storage/clickhouse/logs-table.ts). Unknown fields are
+ * tolerated and not stored, so a newer data plane can send more than this version stores.
+ */
+const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
+const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });
+
+export const logRecordSchema: JSONSchema = {
+  type: 'object',
+  required: ['key_id', 'master_id', 'status_code'],
+  properties: {
+    key_id: uint(Number.MAX_SAFE_INTEGER),
+    master_id: uint(Number.MAX_SAFE_INTEGER),
+    group: text(200),
+    model: text(200),
+    status_code: { type: 'integer', minimum: 0, maximum: 999 },
+    latency_ms: uint(),
+    tokens_in: uint(),
+    tokens_out: uint(),
+    request_size: uint(),
+    response_size: uint(),
+    client_ip: text(64),
+    error_message: text(65536),
+    audit_reason: text(1024),
+    request_body: { type: 'string' },
+    response_body: { type: 'string' },
+    createdAt: logDateTime('RFC 3339, within log time (docs/log-pipeline.md)'),
+  },
+};
 
 /** The lists' filters (the export takes them without limit and offset). */
 export const logFilters = {
@@ -40,6 +71,11 @@ const deadLetterParams = {
 } as const;
 
 export const logs = handles('logs', {
+  /**
+   * POST /logs: one record, a JSON array of them, or NDJSON. Parsed by the logs actor record by record (parser
+   * `ndjson`), each record checked by the validator compiled from this declaration's record schema (record.ts).
+   */
+  ingest: { body: { oneOf: [logRecordSchema, { type: 'array', items: logRecordSchema }] }, parser: 'ndjson' },
   /** The admin's list (every record) and the tenant's (its own: the actor narrows it). */
   list: { query: { type: 'object', properties: logListQuery } },
   export: { query: { type: 'object', properties: exportFilters } },

@@ -1,6 +1,5 @@
 /** Log ingestion (the data plane), log pages and deletion (admin), own logs (tenant). */
 import { AppError } from '../../errors.js';
-import { logRecordSchema } from '../../actors/logs/record.js';
 import { isNdjson } from '../../actors/logs/parse.js';
 import { logViewFields } from '../../actors/logs/view.js';
 import { actorRoute, rawRoute, type Route } from '../route.js';
@@ -80,15 +79,13 @@ const logListRoute = (path: string, role: 'admin' | 'master', summary: string, t
   });
 
 export const logRoutes: Route[] = [
-  rawRoute({
+  rawRoute(logs.ingest, {
     method: 'POST',
     path: '/logs',
     role: 'public',
-    raw: true,
     summary: 'Ingest one LogRecord, a JSON array of them, or NDJSON (application/x-ndjson); 202 once accepted',
     description: 'Accepted records become readable (lists, statistics) when their batch is written: within SVC_LOG_FLUSH_MS (default 1 s) while ClickHouse keeps up.',
     tags: ['logs'],
-    body: { oneOf: [logRecordSchema, { type: 'array', items: logRecordSchema }] },
     bodyLimit: 16 * MiB,
     success: {
       status: 202,
@@ -101,7 +98,7 @@ export const logRoutes: Route[] = [
       if (!batch && input.body.length > 4 * MiB) {
         throw new AppError('payload_too_large', `a single log record may be at most ${4 * MiB} bytes`, { limit: 4 * MiB });
       }
-      return app.ask('logs', 'ingest', input);
+      return app.ask(logs.ingest.actor, logs.ingest.message, input);
     },
   }),
   logListRoute('/admin/logs', 'admin', 'Log records, newest first, with request bodies; total is exact', 'logs'),
