@@ -4,6 +4,7 @@
  */
 import { takesNdjson, type Route } from './route.js';
 import { errorEnvelope } from './schema.js';
+import { MAX_TARGET_BYTES } from './head-limit.js';
 import type { JSONSchema } from '../contract/validate.js';
 import type { BuildInfo } from '../version.js';
 import type { Role } from './auth.js';
@@ -49,6 +50,7 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
       400: errorResponse('invalid body or parameter'),
       ...(r.role !== 'public' ? { 401: errorResponse('credential missing or invalid'), 429: errorResponse('too many failed authentications') } : {}),
       ...(r.params ? { 404: errorResponse('not found') } : {}),
+      414: errorResponse(`URL (path and query) longer than ${MAX_TARGET_BYTES} bytes`),
       500: errorResponse('internal failure'),
       503: errorResponse('a store is down (data.store names it) or the service is busy; retry after Retry-After'),
     };

@@ -20,6 +20,7 @@ import { Router } from './router.js';
 import { parseJson, validated } from '../contract/body.js';
 import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
+import { MAX_TARGET_BYTES, targetBytes, targetTooLong } from './head-limit.js';
 import type { Credentials } from './auth.js';
 import type { Principal } from '../contract/principal.js';
 import { isAuditedWrite, readPathFor } from './audit.js';
@@ -149,14 +150,16 @@ export class HttpServer {
     this.inFlight++;
 
     if (this.closing) return this.fail(ex, '(closing)', unavailable('the service is shutting down', 1), true);
+    // A body that follows is not read: the connection is closed, as after a 413. Without one it stays open.
+    const target = targetBytes(path, ex.rawQuery);
+    if (target > MAX_TARGET_BYTES) return this.fail(ex, '(unknown)', targetTooLong(target), declaresBody(req, contentLength));
     if (!lookup) return this.fail(ex, '(unknown)', notFound('route', { path }));
     if ('allowed' in lookup) return this.fail(ex, '(unknown)', methodNotAllowed(lookup.allowed));
     const { route: compiled, params } = lookup.found;
     const limit = compiled.bodyLimit;
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
-    // Without a Content-Length a request has a body only when it is chunked (req is still valid: no await yet).
-    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
+    const hasBody = declaresBody(req, contentLength);
     if (hasBody && !isJsonBody(ex.contentType, takesNdjson(compiled.route))) {
       return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, takesNdjson(compiled.route)), true);
     }
@@ -332,6 +335,11 @@ export class HttpServer {
       },
     };
   }
+}
+
+/** Without a Content-Length a request has a body only when it is chunked (read before the first await). */
+function declaresBody(req: HttpRequest, contentLength: string): boolean {
+  return contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
 }
 
 function readHeaders(req: HttpRequest, names: string[]): Record<string, string> {

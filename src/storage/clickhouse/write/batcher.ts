@@ -20,6 +20,11 @@ export interface Batch {
   segment?: WalSegment;
   /** Read back from the write-ahead file at start: its first insert may have been cut short by the crash. */
   recovered?: boolean;
+  /**
+   * What an outage left of an isolation (a refused batch cut in halves): the pieces not yet stored, in order, views
+   * of `data`. They are inserted as they are, not joined, so that their bytes and tokens match a replay's.
+   */
+  pieces?: Buffer[];
 }
 
 /** Where committed lines go as well, in `durable` acknowledgement (wal.ts). */

@@ -305,8 +305,8 @@ export class TableWriter {
       const started = performance.now();
       const delivery = await insertIsolating(
         (rows) => this.target.insert(this.opts.table, rows, insertOptions(rows, head.batch.columns)),
-        [head.batch.data],
-        head.batch.records,
+        head.batch.pieces ?? [head.batch.data],
+        head.batch.pieces ? undefined : head.batch.records,
       );
       this.count(delivery);
       const unwritten = await this.setApart(delivery.refused, head.batch);
@@ -364,8 +364,12 @@ export class TableWriter {
    */
   private async setApart(refused: Refused[], batch: Batch): Promise<{ rows: Buffer[]; error: InsertError | null }> {
     const at = new Date().toISOString();
+    // A batch replayed after a crash may have been isolated before it: its refused rows are in the dead letters already.
+    const held = batch.recovered && refused.length > 0 ? await this.deadLetters.heldRows() : null;
     for (let i = 0; i < refused.length; i++) {
-      const { rows, error } = refused[i]!;
+      const { error } = refused[i]!;
+      const rows = held ? refused[i]!.rows.filter((r) => !held.has(r.toString('latin1', 0, r[r.length - 1] === 0x0a ? r.length - 1 : r.length))) : refused[i]!.rows;
+      if (rows.length === 0) continue;
       try {
         await this.deadLetters.add(
           { table: this.opts.table, ...(batch.columns ? { columns: [...batch.columns] } : {}), records: rows.length, code: error.code, message: error.message, at },
