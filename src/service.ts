@@ -45,6 +45,8 @@ import { spendJob } from './actors/spend/job.js';
 import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
 import { logWebhook } from './actors/alerts/webhook.js';
 import { allRoutes } from './http/routes/index.js';
+import { checkRouteHandles } from './http/route-handles.js';
+import type { Route } from './http/route.js';
 import type { AppContext } from './http/context.js';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -52,6 +54,8 @@ const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.m
 export interface ServiceOptions {
   /** A shared clock, so that tests can move time on every thread. */
   clock?: Clock;
+  /** The route table (default: allRoutes); tests give another one. */
+  routes?: (build: BuildInfo) => Route[];
 }
 
 export interface Service {
@@ -132,15 +136,18 @@ export async function startService(config: Config, log: Logger, options: Service
     for (const actor of mainActors) system.register(actor, context);
 
     // Built before the actors start (it is work for the main thread alone), while the worker threads finish loading.
+    const routes = (options.routes ?? allRoutes)(build);
     const http = await stages.stage('build_routes', () => {
       const auth = new Authenticator(config, () => clock.now());
       installTenantAuth(auth, { ...system.messaging, now: () => clock.now() }, identityCache);
       const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
-      const server = new HttpServer(allRoutes(build), app);
+      const server = new HttpServer(routes, app);
       server.observer = metrics.observeRequest;
       return server;
     });
     await stages.stage('start_actors', () => system.start((name, start) => stages.stage(`start_actor:${name}`, start)));
+    // Every route's handle is answered by a running actor: a route to nowhere stops the start, not a request.
+    await stages.stage('check_routes', async () => checkRouteHandles(routes, await system.messages()));
     const port = await stages.stage('listen', () => http.listen(config.host, config.port));
     stages.done();
     const origin = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;

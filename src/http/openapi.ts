@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document, generated from the route table: the same schemas
  * that validate and serialize are the ones documented.
  */
-import type { Route } from './route.js';
+import { takesNdjson, type Route } from './route.js';
 import { errorEnvelope } from './schema.js';
 import { MAX_TARGET_BYTES } from './head-limit.js';
 import type { JSONSchema } from '../contract/validate.js';
@@ -69,7 +69,7 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
     };
     if (r.body) {
       const content: Record<string, unknown> = { 'application/json': { schema: r.body } };
-      if ('raw' in r) content['application/x-ndjson'] = { schema: { type: 'string', description: 'one JSON record per line' } };
+      if (takesNdjson(r)) content['application/x-ndjson'] = { schema: { type: 'string', description: 'one JSON record per line' } };
       op.requestBody = { required: true, content };
     }
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;

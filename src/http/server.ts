@@ -14,7 +14,7 @@ import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { sendStream } from './stream.js';
-import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
+import { Reply, Streamed, handleOf, isActorRoute, isRawRoute, takesNdjson, type Method, type Route } from './route.js';
 import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
 import { parseJson, validated } from '../contract/body.js';
@@ -160,8 +160,8 @@ export class HttpServer {
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
     const hasBody = declaresBody(req, contentLength);
-    if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
-      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
+    if (hasBody && !isJsonBody(ex.contentType, takesNdjson(compiled.route))) {
+      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, takesNdjson(compiled.route)), true);
     }
     const declared = contentLength ? Number(contentLength) : undefined;
     if (declared !== undefined && !(declared <= limit)) {
@@ -278,12 +278,14 @@ export class HttpServer {
       query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(rawQuery), 'query') : {},
       body: compiled.validateBody
         ? validated(compiled.validateBody, parseJson(body), 'body')
-        : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
+        : compiled.bodyToWorker ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
       ...(ex.headers ? { headers: ex.headers } : {}),
     };
-    return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
+    if (!isActorRoute(route)) return route.handler(input, this.ctx);
+    const handle = handleOf(route);
+    return this.ctx.ask(handle.actor, handle.message, input);
   }
 
   /** The state a write is about to change, read through the resource's own GET route (null when there is none). */

@@ -126,6 +126,19 @@ export class ActorSystem {
     });
   }
 
+  /**
+   * The message types every actor handles, by actor name: main actors from
+   * their definitions, worker actors as a worker thread loaded them.
+   */
+  async messages(): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const [name, a] of this.main) out.set(name, new Set(Object.keys(a.def.handlers)));
+    if (this.workerNames.size === 0) return out;
+    const hosted = (await this.pool.run(null, { name: 'messages' })) as Record<string, string[]>;
+    for (const name of this.workerNames) out.set(name, new Set(hosted[name] ?? []));
+    return out;
+  }
+
   /** Mailbox depth per main actor and queued tasks of the worker pool: for /metrics. */
   depths(): Record<string, number> {
     const out: Record<string, number> = { workers: this.pool.queueSize };

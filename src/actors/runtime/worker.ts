@@ -91,3 +91,9 @@ export default async function run(envelope: Envelope): Promise<Outcome> {
     return { ok: false, error: toAppError(err).toData() };
   }
 }
+
+/** The message types each worker actor handles, for the start-up check of the route table (no database needed). */
+export async function messages(): Promise<Record<string, string[]>> {
+  await loading;
+  return Object.fromEntries([...actors].map(([name, def]) => [name, Object.keys(def.handlers)]));
+}

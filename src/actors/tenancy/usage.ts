@@ -3,12 +3,12 @@
  * quota resets. Both mirror quota_used into the token metadata through the
  * outbox so the data plane enforces quota_limit against the same number.
  */
-import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement } from '../runtime/actor.js';
+import { parseDeclared } from '../../contract/body.js';
+import { tenancyUsage } from './handles.js';
 import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
 import { enqueueChange } from './commit.js';
-import { parseFlush } from './flush-body.js';
 import { quotaResetOp, quotaUsedOp } from './metadata.js';
 import { periodStart } from './quota.js';
 
@@ -34,32 +34,34 @@ export default defineActor({
   name: 'tenancy-usage',
   placement: 'worker',
   handlers: {
-    /** The body arrives as bytes (the route's bodyBytes): parsed and validated here, off the HTTP thread. */
-    flush: async (input: RouteInput<Uint8Array>, ctx) => {
-      const body = parseFlush(input.body);
-      const now = ctx.now();
-      const { answer, ops } = await ctx.db.transaction(async (tx) => {
-        if (body.flush_id) {
-          const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
-          if (seen) return { answer: seen, ops: 0 };
-        }
-        const items = body.keys ?? [];
-        const known = new Set<string>();
-        const updated = await applyKeyUsage(tx, merge(items));
-        for (const u of updated) known.add(u.token_hash);
-        const answer = {
-          accepted_keys: items.filter((i) => known.has(i.token_hash)).length,
-          accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
-        };
-        if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
-        const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
-        // Announced with the ids of the keys written, so caches drop only those.
-        await enqueueChange(tx, 'quota', now, quotaOps, updated.map((u) => u.id), true);
-        return { answer, ops: quotaOps.length };
-      });
-      if (ops > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
-      return answer;
-    },
+    ...implement(tenancyUsage, {
+      /** The body arrives as bytes (the handle's parser): parsed and validated here, off the HTTP thread. */
+      flush: async (input, ctx) => {
+        const body = parseDeclared(tenancyUsage.flush, input.body);
+        const now = ctx.now();
+        const { answer, ops } = await ctx.db.transaction(async (tx) => {
+          if (body.flush_id) {
+            const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
+            if (seen) return { answer: seen, ops: 0 };
+          }
+          const items = body.keys ?? [];
+          const known = new Set<string>();
+          const updated = await applyKeyUsage(tx, merge(items));
+          for (const u of updated) known.add(u.token_hash);
+          const answer = {
+            accepted_keys: items.filter((i) => known.has(i.token_hash)).length,
+            accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
+          };
+          if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
+          const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
+          // Announced with the ids of the keys written, so caches drop only those.
+          await enqueueChange(tx, 'quota', now, quotaOps, updated.map((u) => u.id), true);
+          return { answer, ops: quotaOps.length };
+        });
+        if (ops > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
+        return answer;
+      },
+    }),
 
     /** Zeroes quotas whose period has ended (asked by the quota-reset job). */
     resetQuotas: async (_: unknown, ctx) => {
