@@ -76,7 +76,7 @@ const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
 const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 
-interface Part {
+export interface Part {
   table: string;
   column: string;
   from: number;
@@ -85,6 +85,17 @@ interface Part {
 
 /** The raw table, read for the partial minutes at the ends of a range. */
 export const RAW_TABLE = 'logs';
+
+/**
+ * A part's time condition, its bounds bound as `from<n>` and `to<n>` in
+ * `params` (the raw table in its own DateTime64 type, so both prune).
+ */
+export function partSpan(part: Part, n: number, params: QueryParams): string {
+  const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
+  params[`from${n}`] = timeParam(part.from);
+  params[`to${n}`] = timeParam(part.to);
+  return `(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`;
+}
 
 /**
  * The pieces a range is read from, coarsest first: whole days from a daily
@@ -192,11 +203,7 @@ function sourceSql(
     for (const part of rangeParts(range, filter, levels.bucket, levels.byModel)) {
       let t = tables.get(part.table);
       if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
-      const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
-      params[`from${n}`] = timeParam(part.from);
-      params[`to${n}`] = timeParam(part.to);
-      t.spans.push(`(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`);
-      n++;
+      t.spans.push(partSpan(part, n++, params));
     }
   }
   /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
