@@ -1,6 +1,6 @@
 /**
  * dashboards: cold reads of the analytics endpoints over a large log history
- * at two sizes in one run (issue 25, docs/performance.md "How to run").
+ * at two sizes in one run (issue 25; docs/performance.md, "Running the bench").
  *
  * Sizes: BENCH_DASHBOARD_ROWS, comma-separated (default 20,000,000 and
  * 200,000,000; one size alone is measured beside a tenth of it). Per size:
