@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { dashboards, dashboardSizes } from '../../src/bench/scenarios/dashboards.js';
 
+// Two seeds, two services and the raw checks: past the suite's 300 s per file on a loaded machine.
+t.setTimeout(900_000);
+
 const CALLS = [
   'summary_today_trends', 'summary_last7d_trends', 'summary_last30d_trends', 'summary_all_trends',
   'traffic_hour_7d_requests', 'traffic_minute_6h_requests', 'traffic_hour_7d_tokens', 'traffic_minute_6h_tokens',
