@@ -62,8 +62,8 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_hourly_global', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
     ['logs_minute_global', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
     ['logs_minute_global', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
-    ['logs', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
-    ['logs', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
+    ['logs_second_global', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
+    ['logs_second_global', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
   ]);
   t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
   t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');
@@ -73,9 +73,10 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_hourly_key', 'logs', 'logs', 'logs', 'logs'],
     'a key: whole hours from logs_hourly_key (no day or minute rollup has key_id), the rest raw',
   );
-  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs', 'logs'], 'hour buckets never read days');
+  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], 'hour buckets never read days');
   t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
-  t.same(rangeParts({ since: since, until: since + 20 }, {}).map((p) => p.table), ['logs'], 'within one minute: raw logs only');
+  t.same(rangeParts({ since: since, until: since + 20 }, {}).map((p) => p.table), ['logs_second_global'], 'within one minute: seconds only');
+  t.same(rangeParts({ since: since, until: since + 20 }, { master_id: 1 }).map((p) => p.table), ['logs'], 'within one minute, one master: raw logs only');
   t.same(rangeParts({ since: s('2025-03-06T22:58:50Z'), until: s('2025-03-06T22:59:10Z') }, {}).map((p) => [p.from - since, p.to - since]), [[20, 40]], 'across a minute edge with no whole minute: one raw piece');
 });
 

@@ -34,9 +34,12 @@ async function run(ctx: MainContext): Promise<SpendRun> {
     const g = groups.get(k) ?? groups.set(k, { scope: t.scope, start, ids: [] }).get(k)!;
     g.ids.push(t.id);
   }
+  // Through the current second, as the statistics' periods run (a record stamped this second counts).
+  const through = Math.floor(now / 1000) + 1;
   const figures: SpendFigure[] = [];
   for (const g of groups.values()) {
-    const spent = await spendSince(ctx.clickhouse, g.scope === 'master' ? 'master_id' : 'key_id', g.ids, g.start ? new Date(g.start) : null);
+    const since = g.start ? Date.parse(g.start) / 1000 : null;
+    const spent = await spendSince(ctx.clickhouse, g.scope === 'master' ? 'master_id' : 'key_id', g.ids, since, through);
     for (const id of g.ids) figures.push({ scope: g.scope, id, used: spent.get(id) ?? '0', periodStart: g.start });
   }
   const applied = await ctx.ask<Omit<SpendRun, 'targets'>>('budgets', 'apply', { figures });

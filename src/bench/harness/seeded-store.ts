@@ -1,6 +1,6 @@
 /**
  * A log store with N rows already in it, seeded through SQL (one INSERT ...
- * SELECT FROM numbers(): dashboards.ts, seedSql) and kept for the next run.
+ * SELECT FROM numbers(): dashboards.ts, seed) and kept for the next run.
  * The directory is keyed by the row count and a checksum of the ClickHouse
  * migrations, so a schema change seeds afresh while a second run on the same
  * schema starts in seconds. It has the layout of SVC_DATA_DIR (the store under
@@ -16,10 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listMigrations } from '../../storage/migrations/files.js';
-import { openClickHouse } from '../../storage/clickhouse/open.js';
-import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
-import { ROLLUPS } from '../../storage/clickhouse/rollups.js';
-import { seedSql } from '../scenarios/dashboards.js';
+import { seed } from '../scenarios/dashboards.js';
 import { benchDataDir, repoPath } from './paths.js';
 
 export interface SeededStore {
@@ -67,14 +64,8 @@ export async function seededStore(rows: number): Promise<SeededStore> {
   // Whole minutes, so that reruns of the same seed are byte-identical in time.
   const endSec = Math.floor(Date.now() / 60_000) * 60;
   const started = performance.now();
-  const ch = await openClickHouse({ dataDir: dir });
-  try {
-    await migrateClickHouse(ch, repoPath('sql/clickhouse'));
-    await ch.command(seedSql(rows, endSec));
-    for (const { table } of ROLLUPS) await ch.command(`OPTIMIZE TABLE ${table} FINAL`);
-  } finally {
-    await ch.close();
-  }
+  const { insertS, optimizeS } = await seed(dir, rows, endSec);
+  process.stdout.write(`seeded ${rows} rows in ${insertS.toFixed(1)} s, rollups merged in ${optimizeS.toFixed(1)} s\n`);
   const seedSeconds = (performance.now() - started) / 1000;
   const bytes = diskBytes(join(dir, 'clickhouse'));
   writeFileSync(metaFile, `${JSON.stringify({ rows, endSec, seedSeconds, bytes }, null, 2)}\n`);

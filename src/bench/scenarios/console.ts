@@ -9,10 +9,11 @@
  *    Without it the scenario is skipped. Only GETs are replayed (opening a view
  *    changes nothing). Times in `since`/`until` are moved by whole hours so
  *    that the recording's latest `until` (or its `recorded_at`, Unix seconds,
- *    when an entry carries one) falls on now: the windows keep their length
- *    and alignment and land on the seeded history.
- * 2. Seeds BENCH_DASHBOARD_ROWS rows (default 20,000,000) exactly as
- *    `dashboards` does, starts the built service on them with
+ *    when an entry carries one) falls on the seeded history's end: the windows
+ *    keep their length and alignment and land on the seeded history.
+ * 2. Takes the seeded store of BENCH_CONSOLE_ROWS rows (default 20,000,000;
+ *    harness/seeded-store.ts, the one `dashboards` uses, seeded once and
+ *    reused), starts the built service on a copy of it with
  *    SVC_STATS_CACHE_ENTRIES=0, creates the 200 masters of the logs (a call
  *    with role `master` uses the first one's key) and starts the data plane
  *    of `dashboards` (2,000 records a second).
@@ -24,11 +25,12 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { bearer, call } from '../harness/http.js';
-import { benchDataDir, repoPath } from '../harness/paths.js';
+import { repoPath } from '../harness/paths.js';
 import { okResult, skippedResult, target, type ScenarioResult, type Target } from '../harness/results.js';
 import { benchAdminToken, startService } from '../harness/service.js';
 import { fmt, printTable } from '../harness/table.js';
-import { ingestLoop, seed } from './dashboards.js';
+import { ingestLoop } from './dashboards.js';
+import { copyOfStore, seededStore } from '../harness/seeded-store.js';
 
 const name = 'console';
 const HOUR = 3600;
@@ -48,7 +50,7 @@ export interface ConsoleOptions {
   nodeArgs?: string[];
   /** The recorded calls' file (default BENCH_CONSOLE_CALLS, else bench/console-calls.json). */
   callsFile?: string;
-  /** Seeded rows (default BENCH_DASHBOARD_ROWS, else 20,000,000). */
+  /** Seeded rows (default BENCH_CONSOLE_ROWS, else 20,000,000). */
   rows?: number;
   /** Users opening each view at once (default BENCH_CONSOLE_USERS, else 4). */
   users?: number;
@@ -136,16 +138,14 @@ export async function consoleScenario(opts: ConsoleOptions = {}): Promise<Scenar
   const calls = readCalls(file);
   const gets = calls.filter((c) => c.method === 'GET');
   if (gets.length === 0) return skippedResult(name, `${file} holds no GET call`);
-  const rows = opts.rows ?? Number(process.env.BENCH_DASHBOARD_ROWS ?? 20_000_000);
+  const rows = opts.rows ?? Number(process.env.BENCH_CONSOLE_ROWS ?? 20_000_000);
   const users = opts.users ?? Number(process.env.BENCH_CONSOLE_USERS ?? 4);
 
-  const dataDir = benchDataDir('cp-bench-console-');
+  const store = await seededStore(rows);
+  const dataDir = copyOfStore(store);
   try {
-    const nowSec = Math.floor(Date.now() / 1000);
-    const seeded = await seed(dataDir, rows, Math.floor(nowSec / 60) * 60);
-    process.stdout.write(`seeded ${fmt(rows)} rows in ${seeded.insertS.toFixed(1)} s, rollups merged in ${seeded.optimizeS.toFixed(1)} s\n`);
     const recorded = recordingNow(gets);
-    const shift = recorded === null ? 0 : Math.round((nowSec - recorded) / HOUR) * HOUR;
+    const shift = recorded === null ? 0 : Math.round((store.endSec - recorded) / HOUR) * HOUR;
 
     const env = { SVC_DATA_DIR: dataDir, SVC_RETENTION_INTERVAL_MS: String(2 ** 31 - 1), SVC_STATS_CACHE_ENTRIES: '0' };
     const svc = await startService(env, opts.nodeArgs);
@@ -185,8 +185,8 @@ export async function consoleScenario(opts: ConsoleOptions = {}): Promise<Scenar
 
     const table: Array<[string, string]> = [];
     const figures: ScenarioResult['figures'] = {
-      rows, seconds, users, calls: calls.length, replayed: gets.length, skipped_non_get: calls.length - gets.length, time_shift_s: shift,
-      seed_insert_s: seeded.insertS, seed_optimize_s: seeded.optimizeS,
+      rows, seconds, users, calls: calls.length, replayed: gets.length, skipped_non_get: calls.length - gets.length, time_shift_s: shift, history_end: store.endSec,
+      seed_s: store.seedSeconds, seed_reused: store.reused, seed_disk_mib: store.bytes / 2 ** 20,
     };
     const targets: Target[] = [];
     let worst = 0;

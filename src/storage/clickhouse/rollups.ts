@@ -54,6 +54,13 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
     dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
   },
+  // Seconds of everything by model: an unfiltered read's partial minutes at its ends (raw `logs` would open a whole day).
+  {
+    table: 'logs_second_global',
+    mv: 'logs_second_global_mv',
+    bucket: { column: 'second', expr: "toDateTime(toStartOfSecond(created_at), 'UTC')" },
+    dims: [DIM.model],
+  },
   // Minutes of everything by model: unfiltered reads open at most (models x minutes) rows, whatever the log count.
   {
     table: 'logs_minute_global',

@@ -1,31 +1,53 @@
 /**
- * Spend read from the raw `logs` table (docs/spend.md): the sum of `cost` per
- * key or master since a period start, for budgets; and the cost backfill,
- * which prices stored rows from current prices. Amounts are decimal text, exact.
+ * Spend for budgets (docs/spend.md): the sum of `cost` per key or master over
+ * a range, read from the rollups for whole days, hours and minutes and from
+ * the raw `logs` table for the seconds at the edges, so it equals the raw sum
+ * exactly; and the cost backfill, which prices stored rows from current
+ * prices. Amounts are decimal text, exact.
  */
 import type { ClickHouse, QueryParams } from './client.js';
 import { rebuildRollupsSql } from './rollups.js';
+import { partSpan, rangeParts, type StatsFilter } from './stats.js';
 import { picoText, toPico } from '../../contract/money.js';
 
 /**
- * The spend of each of `ids` (key ids or master ids, by `column`) from `since`
- * (null: all time) up to now: decimal text, `0` for ids without records.
+ * The spend of each of `ids` (key ids or master ids, by `column`) over
+ * [since, until) in Unix seconds (since null: all time): decimal text, `0` for
+ * ids without records. The range is cut as the statistics cut theirs
+ * (rangeParts): a master's whole days, hours and minutes from logs_daily,
+ * logs_hourly and logs_minute, a key's whole hours from logs_hourly_key and
+ * its minutes from `logs`, whose sort key reads just those keys.
  */
-export async function spendSince(ch: ClickHouse, column: 'key_id' | 'master_id', ids: number[], since: Date | null): Promise<Map<number, string>> {
+export async function spendSince(
+  ch: ClickHouse,
+  column: 'key_id' | 'master_id',
+  ids: number[],
+  since: number | null,
+  until: number,
+): Promise<Map<number, string>> {
   const out = new Map<number, string>(ids.map((id) => [id, picoText(0)]));
   if (ids.length === 0) return out;
   const params: QueryParams = { ids };
-  let where = `${column} IN {ids:Array(UInt64)}`;
-  if (since) {
-    where += " AND created_at >= {since:DateTime64(3, 'UTC')}";
-    params.since = since;
+  // rangeParts picks the rollups by which column is filtered, not by its value.
+  const scope: StatsFilter = column === 'key_id' ? { key_id: ids[0] } : { master_id: ids[0] };
+  const tables = new Map<string, string[]>();
+  let n = 0;
+  for (const part of rangeParts({ since: since ?? 0, until }, scope)) {
+    const spans = tables.get(part.table) ?? tables.set(part.table, []).get(part.table)!;
+    spans.push(partSpan(part, n++, params));
   }
-  const rows = await ch.query<{ id: number; spent: string }>(
-    `SELECT ${column} AS id, toString(sum(cost)) AS spent FROM logs WHERE ${where} GROUP BY id`,
+  if (tables.size === 0) return out;
+  // Aliases differ from column names: an alias equal to a column would shadow it (raw `logs` has `id`).
+  const selects = [...tables].map(
+    ([table, spans]) =>
+      `SELECT ${column} AS sid, sum(cost) AS c FROM ${table} WHERE ${column} IN {ids:Array(UInt64)} AND (${spans.join(' OR ')}) GROUP BY sid`,
+  );
+  const rows = await ch.query<{ sid: number; spent: string }>(
+    `SELECT sid, toString(sum(c)) AS spent FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY sid`,
     params,
   );
   // ClickHouse prints decimals without trailing zeros; the store and Postgres take them with 12 places.
-  for (const r of rows) out.set(Number(r.id), picoText(toPico(r.spent)));
+  for (const r of rows) out.set(Number(r.sid), picoText(toPico(r.spent)));
   return out;
 }
 

@@ -11,8 +11,10 @@
  * - a key filter: no days (no day rollup has key_id), hours from
  *   `logs_hourly_key`, and everything finer from the raw table, whose sort key
  *   (master, key, time) reads just that key's records;
- * and the partial minutes (under a minute at each end) from the raw `logs`
- * table, aggregated into the rollups' shape. Hour buckets never read days.
+ * and the partial minutes (under a minute at each end) from
+ * `logs_second_global` without a master or key filter, else from the raw `logs`
+ * table (aggregated into the rollups' shape), whose sort key reads just that
+ * master or key. Hour buckets never read days.
  * All buckets are UTC (the rollup columns are DateTime('UTC')). Cost comes
  * back exact (Decimal(38, 12) as 10^-12 units; decimal.ts).
  */
@@ -76,7 +78,7 @@ const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
 const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 
-interface Part {
+export interface Part {
   table: string;
   column: string;
   from: number;
@@ -87,23 +89,38 @@ interface Part {
 export const RAW_TABLE = 'logs';
 
 /**
+ * A part's time condition, its bounds bound as `from<n>` and `to<n>` in
+ * `params` (the raw table in its own DateTime64 type, so both prune).
+ */
+export function partSpan(part: Part, n: number, params: QueryParams): string {
+  const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
+  params[`from${n}`] = timeParam(part.from);
+  params[`to${n}`] = timeParam(part.to);
+  return `(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`;
+}
+
+/**
  * The pieces a range is read from, coarsest first: whole days from a daily
  * rollup (when buckets and filter allow it), whole hours outside them from an
  * hourly rollup, whole minutes outside those from `logs_minute` (minute
  * buckets: all whole minutes from it), and the seconds before the first whole
- * minute and from the last one on from raw `logs`. The pieces do not overlap
+ * minute and from the last one on from `logs_second_global` (no master or key
+ * filter) or raw `logs`. The pieces do not overlap
  * and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
   if (range.until <= range.since) return [];
-  const m1 = ceilTo(range.since, MINUTE);
-  const m2 = floorTo(range.until, MINUTE);
-  if (m2 <= m1) return [{ table: RAW_TABLE, column: 'created_at', from: range.since, to: range.until }];
-  const raw: Part[] = [];
-  if (range.since < m1) raw.push({ table: RAW_TABLE, column: 'created_at', from: range.since, to: m1 });
-  if (m2 < range.until) raw.push({ table: RAW_TABLE, column: 'created_at', from: m2, to: range.until });
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
+  // Seconds: unfiltered from their rollup (raw `logs` would open a whole day partition), a master's or key's from `logs`.
+  const edge = (from: number, to: number): Part =>
+    byMaster ? { table: RAW_TABLE, column: 'created_at', from, to } : { table: 'logs_second_global', column: 'second', from, to };
+  const m1 = ceilTo(range.since, MINUTE);
+  const m2 = floorTo(range.until, MINUTE);
+  if (m2 <= m1) return [edge(range.since, range.until)];
+  const raw: Part[] = [];
+  if (range.since < m1) raw.push(edge(range.since, m1));
+  if (m2 < range.until) raw.push(edge(m2, range.until));
   const needsModel = byModel || filter.model !== undefined;
   const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
   const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : 'logs_hourly_global';
@@ -136,7 +153,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
 }
 
 const bucketExpr: Record<Bucket, string> = {
-  minute: 'toUnixTimestamp(t)',
+  minute: 'toUnixTimestamp(toStartOfMinute(t))',
   hour: 'toUnixTimestamp(toStartOfHour(t))',
   day: 'toUnixTimestamp(toStartOfDay(t))',
   month: "toUnixTimestamp(toDateTime(toStartOfMonth(t), 'UTC'))",
@@ -192,11 +209,7 @@ function sourceSql(
     for (const part of rangeParts(range, filter, levels.bucket, levels.byModel)) {
       let t = tables.get(part.table);
       if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
-      const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
-      params[`from${n}`] = timeParam(part.from);
-      params[`to${n}`] = timeParam(part.to);
-      t.spans.push(`(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`);
-      n++;
+      t.spans.push(partSpan(part, n++, params));
     }
   }
   /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
