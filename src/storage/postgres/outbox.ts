@@ -2,9 +2,38 @@
  * Queries of the retry outbox (sql/postgres/001_foundation.sql). Domain actors
  * enqueue inside their own transaction; the relay claims, delivers, and marks.
  */
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { z } from 'zod';
 import type { StoreOp } from '../redis/store.js';
+import { configChange, type ChangeKind } from '../redis/layout.js';
 import { packOps, unpackOps, type PackedOp } from './outbox-pack.js';
+
+/** Advisory lock key of the relay ("outbox" in ASCII). */
+const relayLock = 0x6f7574626f78;
+/** Advisory lock key of snapshot starts ("snapsh" in ASCII). */
+const snapshotLock = 0x736e61707368;
+
+/**
+ * Runs `deliver` on one connection holding the relay's session lock, so that
+ * one control-plane node relays at a time (two relays interleaving could
+ * re-apply an older entry after a newer one); does nothing while another
+ * node holds it.
+ */
+export async function withRelayLock(pool: DatabasePool, deliver: (db: CommonQueryMethods) => Promise<void>): Promise<void> {
+  await pool.connect(async (conn) => {
+    if (!(await conn.oneFirst(sql.type(z.object({ locked: z.boolean() }))`SELECT pg_try_advisory_lock(${relayLock}) AS locked`))) return;
+    try {
+      await deliver(conn);
+    } finally {
+      await conn.query(sql.unsafe`SELECT pg_advisory_unlock(${relayLock})`);
+    }
+  });
+}
+
+/** Serializes snapshot starts for the rest of the transaction: two nodes noticing an empty store start one. */
+export async function lockSnapshotStart(tx: CommonQueryMethods): Promise<void> {
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(${snapshotLock})`);
+}
 
 export interface OutboxEntry {
   id: number;
@@ -12,8 +41,31 @@ export interface OutboxEntry {
   attempts: number;
 }
 
-export async function enqueueOps(db: CommonQueryMethods, ops: StoreOp[]): Promise<number[]> {
-  return enqueueEntries(db, [ops]);
+/** Outbox entries stay small enough for one MULTI each. */
+const CHUNK = 500;
+
+/**
+ * A change's store operations as entries of at most 500, announced on the
+ * config channel by the last entry with `ids` (left out past 1,000:
+ * subscribers then assume anything changed). With `idsPerOp`, ops[i] is the
+ * write of ids[i] and every entry announces the ids of its own ops, so a
+ * change of any size names everything it wrote (a quota change: the keys
+ * whose quota_used it set).
+ */
+export function changeEntries(kind: ChangeKind, at: number, ops: StoreOp[], ids?: Array<number | string>, idsPerOp = false): StoreOp[][] {
+  const entries: StoreOp[][] = [];
+  for (let i = 0; i < ops.length; i += CHUNK) {
+    const chunk = ops.slice(i, i + CHUNK);
+    if (idsPerOp) chunk.push(configChange(kind, at, ids!.slice(i, i + CHUNK)));
+    else if (i + CHUNK >= ops.length) chunk.push(configChange(kind, at, ids && ids.length <= 1000 ? ids : undefined));
+    entries.push(chunk);
+  }
+  return entries;
+}
+
+/** Queues `changeEntries` in one statement; their ids. */
+export function enqueueChange(db: CommonQueryMethods, kind: ChangeKind, at: number, ops: StoreOp[], ids?: Array<number | string>, idsPerOp = false): Promise<number[]> {
+  return enqueueEntries(db, changeEntries(kind, at, ops, ids, idsPerOp));
 }
 
 /** Several entries, delivered in the order given, in one statement; their ids. */
