@@ -5,7 +5,7 @@ import { getMaster, insertKey } from '../../storage/postgres/tenancy.js';
 import type { BaseContext } from '../runtime/actor.js';
 import { newBudget, type BudgetInput } from './budget.js';
 import { commit } from './commit.js';
-import { tokenMetaOp } from './metadata.js';
+import { tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
 import { periodStart } from './quota.js';
 import { newSecret } from './tokens.js';
 import { expiry, ipList, nameList, namespaces } from './validate.js';
