@@ -5,47 +5,8 @@
  */
 import type { BindingState, GroupState, UsableKey } from '../../storage/postgres/routing.js';
 import type { ModelRow } from '../../storage/postgres/models.js';
+import type { BindingSnapshot, Candidate, Capabilities } from '../../storage/redis/writers/routing.js';
 import { resolveSelector } from './selector.js';
-
-export interface Candidate {
-  binding_id: number;
-  group_id: number;
-  group_name: string;
-  group_type: string;
-  upstream_model: string;
-  weight: number;
-  key_count: number;
-  key_weight: number;
-}
-
-export interface Capabilities {
-  models: string[];
-  unknown_models: string[];
-  kinds: string[];
-  context_window: number;
-  max_output_tokens: number;
-  cost_per_token: number;
-  /** The input and output prices (each cost_per_token when the model gives none); highest of the candidates. */
-  cost_per_input_token: number;
-  cost_per_output_token: number;
-  supports_fim: boolean;
-  supports_functions: boolean;
-  supports_tool_choice: boolean;
-  supports_vision: boolean;
-}
-
-export interface BindingSnapshot {
-  binding_key: string;
-  namespace: string;
-  public_model: string;
-  namespace_status: string;
-  version: number;
-  updated_at: number;
-  available: boolean;
-  total_weight: number;
-  candidates: Candidate[];
-  capabilities: Capabilities | null;
-}
 
 const usableGroup = (g: GroupState | undefined): g is GroupState => !!g && !g.deleted && g.status === 'active';
 
