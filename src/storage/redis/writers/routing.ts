@@ -125,7 +125,7 @@ export const routingListsCleared = (): StoreOp[] => [
  * A group that is not usable is written as a del: its keys are not stale either way.
  */
 export function staleRoutingKeys(present: string[], ops: StoreOp[]) {
-  const written = new Set(ops.filter((o) => o.op === 'set' || o.op === 'hset').map((o) => (o as { key: string }).key));
+  const written = new Set(ops.flatMap((o) => (o.op === 'set' || o.op === 'hset' ? [o.key] : [])));
   const keys = present.filter((k) => !written.has(k));
   const bindingPrefix = routingKeys.binding('');
   const groupPrefix = routingKeys.group(0).slice(0, -1);
