@@ -41,8 +41,12 @@ export async function commitChange<T>(
     // Made per attempt: a retried transaction queues only what its last run asked for.
     const entries: StoreOp[][] = [];
     const out: Outbox = {
-      entry: (ops) => void (ops.length > 0 && entries.push(ops)),
-      change: (kind, ops, ids, options) => void entries.push(...changeEntries(kind, ctx.now(), ops, ids, options?.idsPerOp)),
+      entry: (ops) => {
+        if (ops.length > 0) entries.push(ops);
+      },
+      change: (kind, ops, ids, options) => {
+        entries.push(...changeEntries(kind, ctx.now(), ops, ids, options?.idsPerOp));
+      },
     };
     const result = await work(tx, out);
     return { result, ids: await enqueueEntries(tx, entries), ops: entries.flat() };
