@@ -8,6 +8,9 @@ import { mkdirSync } from 'node:fs';
 import type { Config } from './config/settings.js';
 import type { Logger } from './logger.js';
 import { loadBuildInfo, type BuildInfo } from './version.js';
+import { startupStages, type StartupStages } from './startup-stages.js';
+import type { Database } from './storage/postgres/database.js';
+import type { ClickHouse } from './storage/clickhouse/client.js';
 import { openDatabase } from './storage/postgres/open.js';
 import { migratePostgres, withClickHouseMigrationLock } from './storage/postgres/migrate.js';
 import { openStore } from './storage/redis/open.js';
@@ -42,6 +45,8 @@ import { spendJob } from './actors/spend/job.js';
 import { alertCleanupJob } from './actors/alerts/cleanup-job.js';
 import { logWebhook } from './actors/alerts/webhook.js';
 import { allRoutes } from './http/routes/index.js';
+import { checkRouteHandles } from './http/route-handles.js';
+import type { Route } from './http/route.js';
 import type { AppContext } from './http/context.js';
 
 const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.meta.url));
@@ -49,6 +54,8 @@ const root = (p: string): string => fileURLToPath(new URL(`../../${p}`, import.m
 export interface ServiceOptions {
   /** A shared clock, so that tests can move time on every thread. */
   clock?: Clock;
+  /** The route table (default: allRoutes); tests give another one. */
+  routes?: (build: BuildInfo) => Route[];
 }
 
 export interface Service {
@@ -63,27 +70,17 @@ export interface Service {
 
 export async function startService(config: Config, log: Logger, options: ServiceOptions = {}): Promise<Service> {
   const startedAt = Date.now();
+  const stages = startupStages(log);
   const build = loadBuildInfo();
   const clock = options.clock ?? new Clock();
-  await HttpServer.probe(config.host, config.port);
+  await stages.stage('probe_port', () => HttpServer.probe(config.host, config.port));
   mkdirSync(config.dataDir, { recursive: true });
 
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb });
-  const closers: Array<() => Promise<void>> = [() => database.close()];
+  const closers: Array<() => Promise<void>> = [];
   try {
-    const applied = await migratePostgres(database.pool, root('sql/postgres'));
-    if (applied.length) log.info({ applied }, 'postgres migrations applied');
-    const identityCache = new IdentityCache(config.identityCacheMs);
-    const store = observeWrites(await openStore({ url: config.redisUrl }), (ops) => identityCache.storeWritten(ops));
-    closers.unshift(() => store.close());
-    const clickhouse = await openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections, dirtyDecayMs: config.chdbDirtyDecayMs });
-    closers.unshift(() => clickhouse.close());
-    const chApplied = await migrateClickHouse(clickhouse, root('sql/clickhouse'), {
-      lock: (fn) => withClickHouseMigrationLock(database.pool, fn),
-      onRerun: (file) => log.warn({ file }, 'clickhouse migration was interrupted; rerunning it (its statements are IF NOT EXISTS)'),
-    });
-    if (chApplied.length) log.info({ applied: chApplied }, 'clickhouse migrations applied');
-
+    const { database, clickhouse } = await openStores(config, stages, closers);
+    // The worker threads start now and load their actors while the main thread migrates the stores; they open their
+    // own Postgres pools on their first task, which comes after the migrations.
     const system = new ActorSystem({
       log,
       clock,
@@ -94,6 +91,19 @@ export async function startService(config: Config, log: Logger, options: Service
       threads: config.workers,
     });
     closers.unshift(() => system.stop());
+    const identityCache = new IdentityCache(config.identityCacheMs);
+    const applied = await stages.stage('migrate_postgres', () => migratePostgres(database.pool, root('sql/postgres')));
+    if (applied.length) log.info({ applied }, 'postgres migrations applied');
+    const store = observeWrites(await stages.stage('open_store', () => openStore({ url: config.redisUrl })), (ops) => identityCache.storeWritten(ops));
+    closers.unshift(() => store.close());
+    const chApplied = await stages.stage('migrate_clickhouse', () =>
+      migrateClickHouse(clickhouse, root('sql/clickhouse'), {
+        lock: (fn) => withClickHouseMigrationLock(database.pool, fn),
+        onRerun: (file) => log.warn({ file }, 'clickhouse migration was interrupted; rerunning it (its statements are IF NOT EXISTS)'),
+      }),
+    );
+    if (chApplied.length) log.info({ applied: chApplied }, 'clickhouse migrations applied');
+
     const context: MainContext = {
       config,
       log,
@@ -124,14 +134,22 @@ export async function startService(config: Config, log: Logger, options: Service
     logs.observers.push(webhook.observer);
     const mainActors: ActorDefinition<MainContext>[] = [outboxRelay(), healthActor(), auditActor(), upstreamJobs(), fullSync(), storeWatch(), logs, identityActor(identityCache), quotaResetJob(), metricsActor(metrics, system, identityCache), webhook, alertDetector(), alertCleanupJob(), spendJob(), analyticsActor(statsCache)];
     for (const actor of mainActors) system.register(actor, context);
-    await system.start();
 
-    const auth = new Authenticator(config, () => clock.now());
-    installTenantAuth(auth, { ...system.messaging, now: () => clock.now() }, identityCache);
-    const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
-    const http = new HttpServer(allRoutes(build), app);
-    http.observer = metrics.observeRequest;
-    const port = await http.listen(config.host, config.port);
+    // Built before the actors start (it is work for the main thread alone), while the worker threads finish loading.
+    const routes = (options.routes ?? allRoutes)(build);
+    const http = await stages.stage('build_routes', () => {
+      const auth = new Authenticator(config, () => clock.now());
+      installTenantAuth(auth, { ...system.messaging, now: () => clock.now() }, identityCache);
+      const app: AppContext = { config, log, build, auth, startedAt, now: () => clock.now(), ...system.messaging };
+      const server = new HttpServer(routes, app);
+      server.observer = metrics.observeRequest;
+      return server;
+    });
+    await stages.stage('start_actors', () => system.start((name, start) => stages.stage(`start_actor:${name}`, start)));
+    // Every route's handle is answered by a running actor: a route to nowhere stops the start, not a request.
+    await stages.stage('check_routes', async () => checkRouteHandles(routes, await system.messages()));
+    const port = await stages.stage('listen', () => http.listen(config.host, config.port));
+    stages.done();
     const origin = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
     log.info(
       { port, version: build.version, database: database.embedded ? 'embedded' : 'postgres', store: store.kind, clickhouse: clickhouse.transport, console: `${origin}/console/`, apiDocs: `${origin}/swagger/index.html` },
@@ -156,4 +174,27 @@ export async function startService(config: Config, log: Logger, options: Service
     for (const close of closers) await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Opens Postgres and ClickHouse in parallel, adding their closers. chDB opens once the embedded Postgres holds the
+ * data directory's lock, so a second service on a directory in use fails on that lock without touching chDB's files.
+ */
+async function openStores(config: Config, stages: StartupStages, closers: Array<() => Promise<void>>): Promise<{ database: Database; clickhouse: ClickHouse }> {
+  let locked!: () => void;
+  const dirLocked = new Promise<void>((resolve) => (locked = resolve));
+  const postgres = stages.stage('open_postgres', () =>
+    openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb, onLocked: locked }),
+  );
+  const clickhouse = Promise.race([dirLocked, postgres]).then(() =>
+    stages.stage('open_clickhouse', () =>
+      openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections, dirtyDecayMs: config.chdbDirtyDecayMs }),
+    ),
+  );
+  const [pg, ch] = await Promise.allSettled([postgres, clickhouse]);
+  if (pg.status === 'fulfilled') closers.unshift(() => pg.value.close());
+  if (ch.status === 'fulfilled') closers.unshift(() => ch.value.close());
+  if (pg.status === 'rejected') throw pg.reason;
+  if (ch.status === 'rejected') throw ch.reason;
+  return { database: pg.value, clickhouse: ch.value };
 }

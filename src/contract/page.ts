@@ -5,15 +5,17 @@
  */
 import type { JSONSchema } from './validate.js';
 
-export const pageQuery = (extra: Record<string, JSONSchema> = {}): JSONSchema => ({
-  type: 'object',
-  properties: {
-    page: { type: 'integer', minimum: 1, default: 1 },
-    limit: { type: 'integer', minimum: 1, default: 50 },
-    search: { type: 'string', maxLength: 200 },
-    ...extra,
-  },
-});
+/** The page query with a route's own filters; a literal type, so a handler's query type is read from it. */
+export const pageQuery = <const E extends Record<string, object> = {}>(extra?: E) =>
+  ({
+    type: 'object',
+    properties: {
+      page: { type: 'integer', minimum: 1, default: 1 },
+      limit: { type: 'integer', minimum: 1, default: 50 },
+      search: { type: 'string', maxLength: 200 },
+      ...(extra ?? ({} as E)),
+    },
+  }) as const;
 
 export const pageOf = (item: JSONSchema): JSONSchema => ({
   type: 'object',

@@ -40,21 +40,23 @@ export const LOG_TIME_END = '2100-01-01T00:00:00Z';
 export const LOG_TIME_END_SECONDS = Date.parse(LOG_TIME_END) / 1000;
 
 /** A Unix-seconds query time within log time. */
-export const unixTime = (description: string): JSONSchema => ({
-  type: 'integer',
-  minimum: 0,
-  maximum: LOG_TIME_END_SECONDS,
-  description: `${description}; 0 to ${LOG_TIME_END_SECONDS} (${LOG_TIME_MIN} to ${LOG_TIME_END})`,
-});
+export const unixTime = (description: string) =>
+  ({
+    type: 'integer',
+    minimum: 0,
+    maximum: LOG_TIME_END_SECONDS,
+    description: `${description}; 0 to ${LOG_TIME_END_SECONDS} (${LOG_TIME_MIN} to ${LOG_TIME_END})`,
+  }) as const;
 
 /** A date-time string within log time (a record's `createdAt`, the `before` of a deletion). */
-export const logDateTime = (description?: string): JSONSchema => ({
-  type: 'string',
-  format: 'date-time',
-  formatMinimum: LOG_TIME_MIN,
-  formatExclusiveMaximum: LOG_TIME_END,
-  ...(description ? { description } : {}),
-});
+export const logDateTime = (description?: string) =>
+  ({
+    type: 'string',
+    format: 'date-time',
+    formatMinimum: LOG_TIME_MIN,
+    formatExclusiveMaximum: LOG_TIME_END,
+    ...(description ? { description } : {}),
+  }) as const;
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

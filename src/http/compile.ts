@@ -5,14 +5,14 @@
 import type { ValidateFunction } from 'ajv';
 import { compileSerializer } from './schema.js';
 import { compileBody, compileParams } from '../contract/validate.js';
-import { isActorRoute, isRawRoute, type Route } from './route.js';
+import { handleOf, isActorRoute, isRawRoute, type Route } from './route.js';
 
 export const defaultBodyLimit = 1024 * 1024;
 
 export interface CompiledRoute {
   route: Route;
   bodyLimit: number;
-  /** The body's bytes go to a worker thread as they are (an actor route with `bodyBytes`). */
+  /** The body's bytes go to the actor as they are (its handle's parser is `bytes`). */
   bodyToWorker: boolean;
   validateParams?: ValidateFunction;
   validateQuery?: ValidateFunction;
@@ -27,7 +27,7 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
     const compiled: CompiledRoute = {
       route,
       bodyLimit: route.bodyLimit ?? defaultBodyLimit,
-      bodyToWorker: isActorRoute(route) && route.bodyBytes === true,
+      bodyToWorker: isActorRoute(route) && handleOf(route).input.parser === 'bytes',
       serialize: route.success.schema ? compileSerializer(route.success.schema) : empty,
     };
     if (route.params) compiled.validateParams = compileParams(route.params);

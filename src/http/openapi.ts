@@ -2,8 +2,9 @@
  * The OpenAPI 3.1 document, generated from the route table: the same schemas
  * that validate and serialize are the ones documented.
  */
-import type { Route } from './route.js';
+import { takesNdjson, type Route } from './route.js';
 import { errorEnvelope } from './schema.js';
+import { MAX_TARGET_BYTES } from './head-limit.js';
 import type { JSONSchema } from '../contract/validate.js';
 import type { BuildInfo } from '../version.js';
 import type { Role } from './auth.js';
@@ -49,6 +50,7 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
       400: errorResponse('invalid body or parameter'),
       ...(r.role !== 'public' ? { 401: errorResponse('credential missing or invalid'), 429: errorResponse('too many failed authentications') } : {}),
       ...(r.params ? { 404: errorResponse('not found') } : {}),
+      414: errorResponse(`URL (path and query) longer than ${MAX_TARGET_BYTES} bytes`),
       500: errorResponse('internal failure'),
       503: errorResponse('a store is down (data.store names it) or the service is busy; retry after Retry-After'),
     };
@@ -67,7 +69,7 @@ export function buildOpenApi(routes: Route[], build: BuildInfo): Record<string, 
     };
     if (r.body) {
       const content: Record<string, unknown> = { 'application/json': { schema: r.body } };
-      if ('raw' in r) content['application/x-ndjson'] = { schema: { type: 'string', description: 'one JSON record per line' } };
+      if (takesNdjson(r)) content['application/x-ndjson'] = { schema: { type: 'string', description: 'one JSON record per line' } };
       op.requestBody = { required: true, content };
     }
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;

@@ -7,6 +7,7 @@ import type { JSONSchema } from '../contract/validate.js';
 import type { Role } from './auth.js';
 import type { RawInput, RouteInput } from '../contract/input.js';
 import type { AppContext } from './context.js';
+import type { Handle } from '../contract/handle.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -55,27 +56,34 @@ interface RouteBase {
 }
 
 export interface ActorRoute extends RouteBase {
+  /** The handle's body schema; its parser says where the body is parsed (`bytes`: by the actor, with this schema). */
   body?: JSONSchema;
-  /**
-   * The actor receives the body's bytes as `input.body` and parses and
-   * validates them itself, on its worker thread: for bodies too large to
-   * parse on the HTTP thread. `body` still documents them.
-   */
-  bodyBytes?: true;
-  /** The actor and message type that answer; the payload is the RouteInput. */
-  actor: string;
-  message: string;
+  /** The actor message that answers, exported by its domain; the payload is the RouteInput. */
+  handle: Handle;
 }
+
+/** What a route declares beside its handle: its params, query and body schemas are the handle's. */
+export type ActorRouteSpec = Omit<ActorRoute, 'handle' | 'params' | 'query' | 'body'>;
+
+/** An actor route: the validators, the handler's input type and the OpenAPI document all read the handle's schemas. */
+export const actorRoute = (handle: Handle, spec: ActorRouteSpec): ActorRoute => ({ ...spec, ...handle.input, handle }) as ActorRoute;
 
 export interface HandlerRoute extends RouteBase {
   body?: JSONSchema;
   handler: (input: RouteInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
+/**
+ * A route whose body's bytes go, unparsed, to the actor message of its handle
+ * (log ingestion): the handle declares the body schema and the parser
+ * (`ndjson`: JSON or newline-delimited records, which also widens the accepted
+ * media types), and the actor parses the bytes with the validator compiled from
+ * that schema. The handler may refuse the bytes first (size rules).
+ */
 export interface RawRoute extends RouteBase {
-  /** Body schema for the documentation only: the handler validates the bytes itself. */
+  /** The handle's body schema (for the document: the actor validates). */
   body?: JSONSchema;
-  raw: true;
+  ingests: Handle;
   handler: (input: RawInput, app: AppContext) => Promise<unknown> | unknown;
 }
 
@@ -83,7 +91,13 @@ export type Route = ActorRoute | HandlerRoute | RawRoute;
 
 /** Typed constructors: a handler's parameters are inferred from the kind of route. */
 export const handlerRoute = (r: HandlerRoute): HandlerRoute => r;
-export const rawRoute = (r: RawRoute): RawRoute => r;
+export const rawRoute = (handle: Handle, spec: Omit<RawRoute, 'ingests' | 'body'>): RawRoute => ({ ...spec, body: handle.input.body as JSONSchema, ingests: handle });
 
-export const isRawRoute = (r: Route): r is RawRoute => 'raw' in r && r.raw === true;
-export const isActorRoute = (r: Route): r is ActorRoute => 'actor' in r;
+export const isRawRoute = (r: Route): r is RawRoute => 'ingests' in r;
+
+/** Whether a route takes newline-delimited JSON besides JSON (its handle's parser is `ndjson`). */
+export const takesNdjson = (r: Route): boolean => isRawRoute(r) && r.ingests.input.parser === 'ndjson';
+export const isActorRoute = (r: Route): r is ActorRoute => 'handle' in r;
+
+/** The actor message an actor route reaches. */
+export const handleOf = (r: ActorRoute): Handle => r.handle;

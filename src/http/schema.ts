@@ -11,12 +11,6 @@ export function compileSerializer(schema: JSONSchema): (data: unknown) => string
 }
 
 // Shared fragments.
-export const idParam: JSONSchema = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1 } },
-  required: ['id'],
-};
-
 export const errorEnvelope: JSONSchema = {
   type: 'object',
   properties: {

@@ -14,12 +14,13 @@ import type { AppContext } from './context.js';
 import { compileRoutes, type CompiledRoute } from './compile.js';
 import { send, sendError, type Exchange } from './reply.js';
 import { sendStream } from './stream.js';
-import { Reply, Streamed, isActorRoute, isRawRoute, type Method, type Route } from './route.js';
+import { Reply, Streamed, handleOf, isActorRoute, isRawRoute, takesNdjson, type Method, type Route } from './route.js';
 import type { RouteInput } from '../contract/input.js';
 import { Router } from './router.js';
 import { parseJson, validated } from '../contract/body.js';
 import { BodyBudget, readBody } from './body-reader.js';
 import { isJsonBody } from './media-type.js';
+import { MAX_TARGET_BYTES, targetBytes, targetTooLong } from './head-limit.js';
 import type { Credentials } from './auth.js';
 import type { Principal } from '../contract/principal.js';
 import { isAuditedWrite, readPathFor } from './audit.js';
@@ -149,16 +150,18 @@ export class HttpServer {
     this.inFlight++;
 
     if (this.closing) return this.fail(ex, '(closing)', unavailable('the service is shutting down', 1), true);
+    // A body that follows is not read: the connection is closed, as after a 413. Without one it stays open.
+    const target = targetBytes(path, ex.rawQuery);
+    if (target > MAX_TARGET_BYTES) return this.fail(ex, '(unknown)', targetTooLong(target), declaresBody(req, contentLength));
     if (!lookup) return this.fail(ex, '(unknown)', notFound('route', { path }));
     if ('allowed' in lookup) return this.fail(ex, '(unknown)', methodNotAllowed(lookup.allowed));
     const { route: compiled, params } = lookup.found;
     const limit = compiled.bodyLimit;
 
     if (!bodyMethods.has(method)) return this.execute(ex, compiled, params, null);
-    // Without a Content-Length a request has a body only when it is chunked (req is still valid: no await yet).
-    const hasBody = contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
-    if (hasBody && !isJsonBody(ex.contentType, isRawRoute(compiled.route))) {
-      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, isRawRoute(compiled.route)), true);
+    const hasBody = declaresBody(req, contentLength);
+    if (hasBody && !isJsonBody(ex.contentType, takesNdjson(compiled.route))) {
+      return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, takesNdjson(compiled.route)), true);
     }
     const declared = contentLength ? Number(contentLength) : undefined;
     if (declared !== undefined && !(declared <= limit)) {
@@ -275,12 +278,14 @@ export class HttpServer {
       query: compiled.validateQuery ? validated(compiled.validateQuery, parseQuery(rawQuery), 'query') : {},
       body: compiled.validateBody
         ? validated(compiled.validateBody, parseJson(body), 'body')
-        : isActorRoute(route) && route.bodyBytes ? (body ?? Buffer.alloc(0)) : undefined,
+        : compiled.bodyToWorker ? (body ?? Buffer.alloc(0)) : undefined,
       principal,
       requestId: ex.requestId,
       ...(ex.headers ? { headers: ex.headers } : {}),
     };
-    return isActorRoute(route) ? this.ctx.ask(route.actor, route.message, input) : route.handler(input, this.ctx);
+    if (!isActorRoute(route)) return route.handler(input, this.ctx);
+    const handle = handleOf(route);
+    return this.ctx.ask(handle.actor, handle.message, input);
   }
 
   /** The state a write is about to change, read through the resource's own GET route (null when there is none). */
@@ -330,6 +335,11 @@ export class HttpServer {
       },
     };
   }
+}
+
+/** Without a Content-Length a request has a body only when it is chunked (read before the first await). */
+function declaresBody(req: HttpRequest, contentLength: string): boolean {
+  return contentLength ? contentLength !== '0' : req.getHeader('transfer-encoding') !== '';
 }
 
 function readHeaders(req: HttpRequest, names: string[]): Record<string, string> {

@@ -19,6 +19,7 @@ const sample: Record<string, string> = {
   bench: 'src/bench/run.ts',
   http: 'src/http/server.ts',
   actors: 'src/actors/tenancy/keys.ts',
+  handles: 'src/actors/tenancy/handles.ts',
   runtime: 'src/actors/runtime/worker.ts',
   storage: 'src/storage/postgres/alerts.ts',
   metrics: 'src/metrics/metrics.ts',
@@ -47,6 +48,8 @@ t.test('the imports issue 27 found are refused', async (t) => {
     ['src/actors/tenancy/tokens.ts', 'src/http/auth.js', 'actors may not import http'],
     ['src/storage/postgres/alerts.ts', 'src/actors/alerts/values.js', 'storage may not import actors'],
     ['src/actors/runtime/worker.ts', 'src/storage/postgres/pool.js', 'runtime may not import storage'],
+    ['src/actors/tenancy/handles.ts', 'src/storage/postgres/tenancy.js', 'handles may not import storage'],
+    ['src/actors/tenancy/handles.ts', 'src/actors/tenancy/masters.js', 'handles may not import actors'],
   ];
   for (const [from, to, why] of cases) {
     const found = violations(graphOf(edge(from, to)));
@@ -86,6 +89,9 @@ t.test('a file no layer claims, and an import leaving src, are refused', async (
   ]);
   t.equal(layerOf('src/errors-extra.ts'), undefined, 'a file layer names one file, not a prefix');
   t.equal(layerOf('src/actors/runtime/mailbox.ts'), 'runtime', 'the longest path wins: runtime within actors');
+  t.equal(layerOf('src/actors/alerts/handles.ts'), 'handles', "a domain's handles module is its own layer");
+  t.equal(layerOf('src/actors/alerts/handles-extra.ts'), 'actors', 'the pattern names one file, not a prefix');
+  t.equal(layerOf('src/actors/a/b/handles.ts'), 'actors', '* stands for one folder name');
 });
 
 t.test('every import form is seen; comments and strings are not imports', async (t) => {

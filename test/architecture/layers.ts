@@ -10,7 +10,7 @@ import ts from 'typescript';
 
 export interface Layer {
   name: string;
-  /** Repository paths: a folder ends with `/`; a file is named without its extension. */
+  /** Repository paths: a folder ends with `/`; a file is named without its extension; `*` stands for one folder name. */
   paths: string[];
   /** Other layers its files may import (its own files always may). */
   mayImport: string[];
@@ -20,16 +20,18 @@ export interface Layer {
 export const layers: Layer[] = [
   {
     name: 'entry',
-    paths: ['src/main', 'src/cli', 'src/service'],
-    mayImport: ['http', 'actors', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'],
+    paths: ['src/main', 'src/cli', 'src/service', 'src/startup-stages'],
+    mayImport: ['http', 'actors', 'handles', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'],
   },
   {
     name: 'bench',
     paths: ['src/bench/'],
-    mayImport: ['entry', 'http', 'actors', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'],
+    mayImport: ['entry', 'http', 'actors', 'handles', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'],
   },
-  { name: 'http', paths: ['src/http/'], mayImport: ['actors', 'runtime', 'metrics', 'contract', 'config', 'foundation'] },
-  { name: 'actors', paths: ['src/actors/'], mayImport: ['runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'] },
+  { name: 'http', paths: ['src/http/'], mayImport: ['actors', 'handles', 'runtime', 'metrics', 'contract', 'config', 'foundation'] },
+  { name: 'actors', paths: ['src/actors/'], mayImport: ['handles', 'runtime', 'storage', 'metrics', 'contract', 'config', 'foundation'] },
+  // A domain's handles: what routes may name, importable by src/http without the domain's code or its stores.
+  { name: 'handles', paths: ['src/actors/*/handles'], mayImport: ['contract', 'foundation'] },
   { name: 'runtime', paths: ['src/actors/runtime/'], mayImport: ['contract', 'config', 'foundation'] },
   { name: 'storage', paths: ['src/storage/'], mayImport: ['metrics', 'contract', 'config', 'foundation'] },
   { name: 'metrics', paths: ['src/metrics/'], mayImport: ['config', 'foundation'] },
@@ -41,13 +43,17 @@ export const layers: Layer[] = [
 
 const withoutExtension = (path: string) => path.replace(/\.(d\.ts|tsx?|jsx?|mjs)$/, '');
 
+/** A path with `*` (one folder name) as a regular expression over extension-less paths. */
+const pattern = (p: string): RegExp =>
+  new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}${p.endsWith('/') ? '' : '$'}`);
+
 /** The layer of a repository path (`src/http/server.ts`), or undefined when no layer claims it. */
 export function layerOf(path: string, rules: Layer[] = layers): string | undefined {
   const bare = withoutExtension(path);
   let best: { name: string; length: number } | undefined;
   for (const layer of rules) {
     for (const p of layer.paths) {
-      const hit = p.endsWith('/') ? bare.startsWith(p) : bare === p;
+      const hit = p.includes('*') ? pattern(p).test(bare) : p.endsWith('/') ? bare.startsWith(p) : bare === p;
       if (hit && (!best || p.length > best.length)) best = { name: layer.name, length: p.length };
     }
   }

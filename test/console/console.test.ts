@@ -9,7 +9,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { launchBrowser, openConsole, saveCalls, screenshot, settled, waitText, type ApiCall, type ConsolePage } from './browser.js';
+import { launchBrowser, saveCalls, screenshot, settled, waitText, type ApiCall, type ConsolePage } from './browser.js';
+import { consolePages } from './pages.js';
 
 const browser = await launchBrowser();
 if (typeof browser === 'string') {
@@ -26,35 +27,7 @@ t.setTimeout(600_000);
 const admin = { token: adminToken };
 const recorded: Record<string, ApiCall[]> = { admin: [], master: [] };
 
-/** Opens a page for one subtest and checks, at its end, that the page logged no error and left no origin. */
-async function withPage(t: { same(found: unknown, wanted: unknown, message: string): unknown }, role: string, run: (cp: ConsolePage) => Promise<void>): Promise<void> {
-  const cp = await openConsole(browser as Exclude<typeof browser, string>, svc.base, role);
-  try {
-    await run(cp);
-  } catch (err) {
-    await screenshot(cp.page, `failed-${cp.view}`).catch(() => undefined);
-    throw err;
-  } finally {
-    t.same(cp.errors, [], 'no console error in the page');
-    t.same(cp.foreign, [], 'no request to another origin');
-    (recorded[role] ??= []).push(...cp.calls.filter((c) => c.view !== 'signin'));
-    await cp.close();
-  }
-}
-
-async function signIn(cp: ConsolePage, token: string, path = '/console/'): Promise<void> {
-  await cp.page.goto(svc.base + path);
-  await cp.page.waitForSelector('input[name="credential"]');
-  await cp.page.fill('input[name="credential"]', token);
-  await cp.page.click('button[type="submit"]');
-}
-
-/** Opens a view by its address and waits until it has loaded. */
-async function open(cp: ConsolePage, view: string, path: string): Promise<void> {
-  cp.view = view;
-  await cp.page.evaluate(`history.pushState(null, '', ${JSON.stringify(path)}); dispatchEvent(new PopStateEvent('popstate'));`);
-  await settled(cp.page, view);
-}
+const { withPage, signIn, open } = consolePages(browser, svc, recorded);
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 

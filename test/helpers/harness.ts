@@ -17,7 +17,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import { startService, type Service } from '../../src/service.js';
+import { startService, type Service, type ServiceOptions } from '../../src/service.js';
 import type { Config } from '../../src/config/settings.js';
 import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
 import { openClickHouse } from '../../src/storage/clickhouse/open.js';
@@ -140,6 +140,8 @@ export interface StartOptions {
   /** Reuse a database URL (restart tests). */
   databaseUrl?: string;
   keepData?: boolean;
+  /** Another route table (start-up checks). */
+  routes?: ServiceOptions['routes'];
 }
 
 export async function startTestService(opts: StartOptions = {}): Promise<TestService> {
@@ -171,7 +173,14 @@ export async function startTestService(opts: StartOptions = {}): Promise<TestSer
   };
   const config = loadConfig(env);
   const log = pino({ level: config.logLevel });
-  const service = await startService(config, log);
+  let service: Service;
+  try {
+    service = await startService(config, log, { routes: opts.routes });
+  } catch (err) {
+    await dropDb?.();
+    if (!opts.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const base = `http://127.0.0.1:${service.port}`;
   let stopped = false;
   return {

@@ -5,7 +5,10 @@
  * -1, a leap second, year 0000 with an offset, 5,000-level nesting, since=0
  * and friends). No answer may be a 5xx, and every 4xx carries the error
  * envelope. A new route is fuzzed by being in the table: nothing here names a
- * route. Deterministic (seeded) and bounded (well under a minute).
+ * route. Deterministic (seeded) and bounded (well under a minute). A URL over
+ * the limit (the nesting in a query) is sent alone over a plain socket and
+ * must be 414, or closed without an answer when its head is over 4096 bytes
+ * (src/http/head-limit.ts).
  */
 import t from 'tap';
 import { adminToken, internalToken, startTestService } from '../helpers/harness.js';
@@ -13,6 +16,8 @@ import { allRoutes } from '../../src/http/routes/index.js';
 import { harden } from '../../src/contract/value-rules.js';
 import type { JSONSchema } from '../../src/contract/validate.js';
 import type { Route } from '../../src/http/route.js';
+import { MAX_HEAD_BYTES, MAX_TARGET_BYTES, targetBytes } from '../../src/http/head-limit.js';
+import { RawConnection, head } from '../helpers/raw-http.js';
 
 const SEED = 20_2611;
 const VALID_PER_ROUTE = 3;
@@ -278,30 +283,61 @@ interface Outcome {
   ms: number;
 }
 
+function isEnvelope(text: string): boolean {
+  try {
+    const j = JSON.parse(text);
+    return (
+      JSON.stringify(Object.keys(j).sort()) === '["code","data","message","request_id"]' &&
+      typeof j.code === 'string' && typeof j.message === 'string' && typeof j.request_id === 'string' &&
+      j.data !== null && typeof j.data === 'object'
+    );
+  } catch {
+    return false;
+  }
+}
+
+const target = (c: Case): string => `${c.path}${c.query ? `?${c.query}` : ''}`;
+const overLong = (c: Case): boolean => targetBytes(c.path, c.query) > MAX_TARGET_BYTES;
+/** The answer to a request closed without one: only a head over MAX_HEAD_BYTES may get it (uWS, see head-limit.ts). */
+const CLOSED = 0;
+
 async function run(c: Case): Promise<Outcome> {
   const headers = headersFor(c.route);
   if (c.body !== undefined) headers['content-type'] = 'application/json';
-  const url = `${svc.base}${c.path}${c.query ? `?${c.query}` : ''}`;
   const t0 = Date.now();
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { method: c.route.method, headers, body: c.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    res = await fetch(`${svc.base}${target(c)}`, { method: c.route.method, headers, body: c.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     text = await res.text();
   } catch (err) {
     return { c, status: 599, text: `no answer within ${REQUEST_TIMEOUT_MS} ms: ${(err as Error).message}`, envelope: false, ms: Date.now() - t0 };
   }
-  let envelope = false;
+  return { c, status: res.status, text, envelope: isEnvelope(text), ms: Date.now() - t0 };
+}
+
+/**
+ * A request whose URL is over the limit, alone on a plain socket: its answer is 414, unless its head is over
+ * MAX_HEAD_BYTES and reached the service in pieces, which closes the connection without one. fetch would report
+ * both a closed connection and a reset that destroyed the 414 it was sent as "fetch failed".
+ */
+async function runRaw(c: Case): Promise<Outcome> {
+  const headers = headersFor(c.route);
+  if (c.body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(c.body)) });
+  const text = head(c.route.method, target(c), headers);
+  const conn = new RawConnection(svc.service.port);
+  const t0 = Date.now();
   try {
-    const j = JSON.parse(text);
-    envelope =
-      JSON.stringify(Object.keys(j).sort()) === '["code","data","message","request_id"]' &&
-      typeof j.code === 'string' && typeof j.message === 'string' && typeof j.request_id === 'string' &&
-      j.data !== null && typeof j.data === 'object';
-  } catch {
-    envelope = false;
+    await conn.send(text + (c.body ?? ''));
+    const o = await conn.answer(REQUEST_TIMEOUT_MS);
+    if ('closed' in o) {
+      const allowed = Buffer.byteLength(text) > MAX_HEAD_BYTES;
+      return { c, status: allowed ? CLOSED : 599, text: `closed without an answer (${o.closed}), head ${text.length} bytes`, envelope: false, ms: Date.now() - t0 };
+    }
+    return { c, status: o.status, text: o.body, envelope: isEnvelope(o.body), ms: Date.now() - t0 };
+  } finally {
+    conn.close();
   }
-  return { c, status: res.status, text, envelope, ms: Date.now() - t0 };
 }
 
 const routes = allRoutes(svc.service.build);
@@ -310,12 +346,20 @@ const all = routes.flatMap(cases);
 t.test(`every route of the table, ${all.length} generated and hostile requests: no 5xx, every 4xx in the envelope`, async (t) => {
   const started = Date.now();
   const outcomes: Outcome[] = [];
+  const fetched = all.filter((c) => !overLong(c));
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < all.length) outcomes.push(await run(all[next++]!));
+      while (next < fetched.length) outcomes.push(await run(fetched[next++]!));
     }),
   );
+  const raw = all.filter(overLong);
+  for (const c of raw) outcomes.push(await runRaw(c));
+  const closed = outcomes.filter((o) => o.status === CLOSED).length;
+  t.comment(`${raw.length} requests with a URL over ${MAX_TARGET_BYTES} bytes, one at a time: ${raw.length - closed} answered, ${closed} closed`);
+  t.ok(raw.length > 0, 'the hostile set holds URLs over the limit (5,000-level nesting in a query)');
+  t.same(outcomes.filter((o) => overLong(o.c) && o.status !== 414 && o.status !== CLOSED).map((o) => `${o.status} ${o.c.route.path} [${o.c.what}]`).slice(0, 10), [],
+    'every over-long URL is 414, or closed without an answer when its head is over 4096 bytes');
   for (const o of [...outcomes].sort((x, y) => y.ms - x.ms).slice(0, 5)) {
     t.comment(`slowest: ${o.ms} ms ${o.status} ${o.c.route.method} ${o.c.route.path} [${o.c.what}]`);
   }
@@ -340,7 +384,7 @@ t.test(`every route of the table, ${all.length} generated and hostile requests: 
     byRoute.set(key, [...(byRoute.get(key) ?? []), o.status]);
   }
   t.equal(byRoute.size, routes.length, 'every route was requested');
-  const reachedHandler = [...byRoute.values()].filter((ss) => ss.some((s) => s < 400 || s === 404 || s === 409)).length;
+  const reachedHandler = [...byRoute.values()].filter((ss) => ss.some((s) => (s !== CLOSED && s < 400) || s === 404 || s === 409)).length;
   t.ok(reachedHandler >= routes.length * 0.8, `generated requests passed validation on ${reachedHandler} of ${routes.length} routes`);
   // A few seconds on an idle machine; the bound only catches a runaway (the machine may be shared).
   t.ok(Date.now() - started < 120_000, `bounded: ${Date.now() - started} ms`);

@@ -88,7 +88,7 @@ t.test('group commit: lines appended in one turn share one fdatasync; a rotated 
   t.same(read.columns, ['a']);
   t.equal(read.data.toString(), Array.from({ length: 200 }, (_, i) => `[${i}]\n`).join(''), 'every line, in order, after the column list');
   // What arrives while a round runs waits for the next one, not for a timer.
-  const s = wal.rotate();
+  const s = wal.rotate(Buffer.alloc(0));
   s.pending = 1;
   wal.append(Buffer.from('[200]\n'));
   await wal.sync();
@@ -238,11 +238,30 @@ t.test('a full disk: the request gets 503 and its record is not taken; the next 
   t.same(reasons, ['after-disk-full'], 'the refused record was not stored; the accepted one was');
 });
 
-t.test('memory: no write-ahead file is written', async (t) => {
+t.test('memory: nothing is written as accepted; a sealed batch is written whole before its insert and removed once stored', async (t) => {
   const svc = await startTestService({ env: { SVC_LOG_ACK: 'memory', SVC_LOG_FLUSH_MS: '60000' } });
   t.teardown(() => svc.stop());
   t.equal((await svc.request('POST', '/logs', { body: { key_id: 1, master_id: 2, status_code: 200 } })).status, 202);
-  t.same(readdirSync(join(svc.dataDir, 'log-wal')), []);
+  t.same(readdirSync(join(svc.dataDir, 'log-wal')), [], 'no line written on the request path');
+  await svc.service.system.ask('logs', 'flush');
+  await eventually(() => readdirSync(join(svc.dataDir, 'log-wal')).length === 0, 3000);
+  t.pass('the batch segment is gone once its rows are stored');
+});
+
+t.test('memory: a sealed batch is in its segment, whole, before its insert may go, and the segment goes once done with', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-wal-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const wal = new WriteAheadLog(dir, ['a'], silent, true);
+  const s = wal.rotate(Buffer.from('[1]\n[2]\n'));
+  await s.flushed;
+  const files = readdirSync(dir);
+  t.equal(files.length, 1, 'one segment, written whole before the insert may go');
+  t.equal(readSegment(readFileSync(join(dir, files[0]!)))!.data.toString(), '[1]\n[2]\n');
+  s.pending = 1;
+  s.doneWith();
+  await eventually(() => readdirSync(dir).length === 0, 2000);
+  t.pass('removed once done with');
+  await wal.close();
 });
 
 t.test('a crash at any point of the insert: the replay stores every record once, in logs and every rollup', async (t) => {

@@ -3,12 +3,16 @@
  * as a child process under a bounded load of batches whose every record
  * carries a marker, killed with SIGKILL at a random moment, restarted on the
  * same data directory, then read back. `durable` (the default): every record
- * answered 202 is stored exactly once. `memory`: those lost were all answered
- * within the documented window before the kill, and none is stored twice.
- * Either way every rollup agrees with the raw table (read from the store after
- * the last kill: rollups only grow here, so any kill's double count or miss
- * would show).
- * The kill moments come from a seed, printed: DRILL_SEED=<seed> replays them.
+ * answered 202 is stored exactly once, and every rollup agrees with the raw
+ * table. `memory`: no more is lost than the service said it had not stored
+ * just before the kill (plus what it answered after saying so), and none is
+ * stored twice. In both modes every rollup agrees with the raw table: a batch a
+ * kill cut short between `logs` and its views is replayed from its write-ahead
+ * segment (written per batch in `memory` mode) under the same token. Rollups are
+ * read from the store after the last kill: they only grow here, so any kill's
+ * double count or miss would show.
+ * Both modes run at once, each on its own data directory and database. The
+ * kill moments come from a seed, printed: DRILL_SEED=<seed> replays them.
  */
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
@@ -23,7 +27,8 @@ import type { Stored } from '../helpers/ch-read.js';
 
 const seed = Number(process.env.DRILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const rounds = Number(process.env.DRILL_ROUNDS ?? 3);
-const flushMs = 1000;
+/** Short, so that several inserts are stored before each kill and a kill often cuts one short. */
+const flushMs = 250;
 const admin = 'drill-admin';
 const readerJs = fileURLToPath(new URL('../helpers/ch-read.js', import.meta.url));
 
@@ -37,6 +42,9 @@ function random(s: number): () => number {
   };
 }
 
+/** The record a marker's batch holds at position `j` (the same j gives the same record but for its marker). */
+const recordAt = (j: number) => ({ key_id: 1 + (j % 3), master_id: 1, status_code: j % 9 === 0 ? 500 : 200, model: 'drill', tokens_in: j + 1 });
+
 interface Ack {
   marks: string[];
   at: number;
@@ -49,7 +57,7 @@ async function load(base: string, prefix: string, connections: number, until: Pr
   const loop = async (c: number) => {
     for (let seq = 0; !dead; seq++) {
       const marks = Array.from({ length: 20 }, (_, j) => `${prefix}-${c}-${seq}-${j}`);
-      const body = marks.map((m, j) => ({ key_id: 1 + (j % 3), master_id: 1, status_code: j % 9 === 0 ? 500 : 200, model: 'drill', tokens_in: j + 1, audit_reason: m }));
+      const body = marks.map((m, j) => ({ ...recordAt(j), audit_reason: m }));
       try {
         const r = await fetch(`${base}/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         await r.arrayBuffer();
@@ -63,11 +71,15 @@ async function load(base: string, prefix: string, connections: number, until: Pr
   return acks;
 }
 
+/** Records the service holds and has not stored yet (memory and spool; the insert under way is among them). */
+async function pending(base: string): Promise<number> {
+  const r = await fetch(`${base}/admin/logs/pipeline`, { headers: { authorization: `Bearer ${admin}` } });
+  return ((await r.json()) as { pending: number }).pending;
+}
+
 async function drained(base: string): Promise<void> {
   for (;;) {
-    const r = await fetch(`${base}/admin/logs/pipeline`, { headers: { authorization: `Bearer ${admin}` } });
-    const p = (await r.json()) as { pending: number };
-    if (p.pending === 0) return;
+    if ((await pending(base)) === 0) return;
     await new Promise((res) => setTimeout(res, 100));
   }
 }
@@ -115,54 +127,55 @@ async function drill(t: Test, mode: 'durable' | 'memory', rnd: () => number): Pr
   /** Markers answered 202 and not (yet) found lost, with when. */
   const acked = new Map<string, number>();
   let svc = await startProcess(env, 180_000);
-  const check = (marks: Map<string, number> | Record<string, number>, label: string, killedAt?: number): void => {
+  const check = (marks: Map<string, number> | Record<string, number>, label: string, unstored?: number): void => {
     const count = (m: string) => (marks instanceof Map ? marks.get(m) : marks[m]) ?? 0;
     const all = marks instanceof Map ? [...marks] : Object.entries(marks);
     t.same(all.filter(([, n]) => n > 1).slice(0, 5), [], `${label}: no record stored twice`);
     const lost = [...acked].filter(([m]) => count(m) === 0);
-    if (mode === 'durable' || killedAt === undefined) {
+    if (mode === 'durable' || unstored === undefined) {
       t.same(lost.slice(0, 5), [], `${label}: every record answered 202 is stored (${acked.size})`);
     } else {
-      // The documented loss: what was answered within one flush window (plus the insert under way) before the kill.
-      const window = flushMs + 2000;
-      const early = lost.filter(([, at]) => at < killedAt - window);
-      t.same(early.slice(0, 5), [], `${label}: ${lost.length} records lost, all answered within ${window} ms before the kill`);
+      // The documented loss is what was accepted and not yet stored. It is measured, not timed: on a loaded machine
+      // the inserts fall behind and hold more than one flush window.
+      t.ok(lost.length <= unstored, `${label}: ${lost.length} records lost, at most the ${unstored} not yet stored when it was killed`);
       for (const [m] of lost) acked.delete(m);
     }
   };
   for (let round = 1; round <= rounds; round++) {
-    const killAfterMs = Math.round(300 + rnd() * 1200);
+    // memory loads a second longer, so that most of what it answered is stored before the kill.
+    const killAfterMs = Math.round((mode === 'memory' ? 1000 : 0) + 300 + rnd() * 1200);
     const began = Date.now();
     const answered: Ack[] = [];
     const acks = load(`http://127.0.0.1:${svc.port}`, `${mode}-${round}`, 8, svc.exited, answered);
     // The moment counts from the first 202, so that every round kills a service under load, however slow its warm-up.
     while (answered.length === 0) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, killAfterMs));
+    const sampledAt = Date.now();
+    const notStored = await pending(`http://127.0.0.1:${svc.port}`);
     svc.child.kill('SIGKILL');
-    const killedAt = Date.now();
     await svc.exited;
     const got = await acks;
     for (const a of got) for (const m of a.marks) acked.set(m, a.at);
+    const unstored = notStored + got.filter((a) => a.at >= sampledAt).length * 20;
     t.ok(got.length > 0, `round ${round}: SIGKILL ${killAfterMs} ms after the first 202, after ${got.length} batches answered 202`);
     svc = await startProcess(env, 180_000);
     const base = `http://127.0.0.1:${svc.port}`;
     await drained(base);
-    check(await storedMarks(base), `round ${round}`, killedAt);
+    check(await storedMarks(base), `round ${round}`, unstored);
     t.comment(`${mode} round ${round}: ${Date.now() - began} ms`);
   }
   await stop(svc);
   const { stdout } = await promisify(execFile)(process.execPath, [readerJs, dataDir], { maxBuffer: 256 * 1024 * 1024 });
   const stored = JSON.parse(stdout) as Stored;
   check(stored.marks, 'read from the store after the last restart');
-  // Rollups only grow here (nothing is deleted), so a block counted twice or missed after any kill shows now.
-  // Open: in `memory` mode the rollups were read empty (0/0/0 beside 1,300 raw rows, DRILL_SEED=2114390316) while the
-  // same load in-process fills them; marked todo until it is explained (docs/log-pipeline.md, "The kill drill").
-  const todo = mode === 'memory' ? { todo: 'memory-mode rollups read empty after the drill: under investigation' } : {};
-  for (const [table, v] of Object.entries(stored.rollups)) t.equal(v, stored.raw, `${table} agrees with logs after ${rounds} kills (requests/tokens/errors)`, todo);
+  t.comment(`${mode}: logs ${stored.raw}, rollups ${JSON.stringify(stored.rollups)} (requests/tokens/errors)`);
+  // Rollups only grow here (nothing is deleted), so a block counted twice or missed after any kill shows now. In
+  // both modes a batch cut short between `logs` and its views is replayed from its segment under the same token.
+  for (const [table, v] of Object.entries(stored.rollups)) t.equal(v, stored.raw, `${table} agrees with logs after ${rounds} kills (requests/tokens/errors)`);
 }
 
-t.test(`kill drill, seed ${seed} (DRILL_SEED=${seed} replays it)`, { timeout: 600_000 }, async (t) => {
+t.test(`kill drill, seed ${seed} (DRILL_SEED=${seed} replays it)`, { timeout: 600_000, jobs: 2 }, async (t) => {
   t.comment(`DRILL_SEED=${seed}`);
-  const rnd = random(seed);
-  for (const mode of ['durable', 'memory'] as const) await t.test(mode, (t) => drill(t, mode, rnd));
+  // One generator per mode: the modes run at once, and each replays its own kill moments.
+  await Promise.all((['durable', 'memory'] as const).map((mode, i) => t.test(mode, (t) => drill(t, mode, random(seed + i)))));
 });

@@ -5,7 +5,7 @@
  * table writer with refusals and with an outage.
  */
 import t from 'tap';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -198,6 +198,57 @@ t.test('the writer: an outage is retried, never dead-lettered; refused rows are;
   t.ok(w.degraded, 'degraded while a dead letter waits');
   t.equal(await count('tokens_in >= 10000 AND tokens_in < 10030'), 30);
   await w.stop();
+});
+
+t.test('a refusal, an outage and a crash: the pieces left are retried as cut, so the replay stores no row twice, in logs or the rollups', async (t) => {
+  const dir = join(root, 'bisect-crash');
+  const writer = (walDir: string, target: Inserter, name: string) =>
+    new TableWriter(
+      {
+        table: 'logs', columns: LOG_COLUMNS, batchRecords: 1000, batchBytes: 1 << 20, flushMs: 10_000, memoryBytes: 1 << 20, spoolBytes: 1 << 24,
+        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: MAX_PARTITIONS_PER_INSERT,
+        ack: 'durable', walDir,
+      },
+      target,
+      log,
+    );
+  // Row 1 is refused. Inserts: the batch (refused), rows 0-3 (refused), rows 0-1 (refused), row 0, row 1 (refused),
+  // then rows 2-3: an outage. What is left is two pieces, rows 2-3 and 4-7; joined into one insert, their bytes
+  // (so their token) would match nothing a replay of the whole batch cuts.
+  let calls = 0;
+  const target: Inserter = {
+    async insert(table, rows, options) {
+      if (++calls === 6) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' });
+      await ch.insert(table, rows, options);
+    },
+  };
+  const first = writer(join(dir, 'wal'), target, 'first');
+  first.start();
+  for (let i = 0; i < 8; i++) t.ok(first.accept(row({ master: 77, tokens: 12_000 + i, rawModel: i === 1 ? LONE_SURROGATE : undefined }), 1, 77));
+  // The crash comes after the retry's inserts but before the segment is removed: a copy of the file as it was.
+  cpSync(join(dir, 'wal'), join(dir, 'wal-at-crash'), { recursive: true });
+  await first.flushNow();
+  t.ok(calls >= 6, 'the outage stopped the isolation');
+  await new Promise((r) => setTimeout(r, 300)); // the retry (100 ms backoff)
+  await first.flushNow();
+  t.equal(first.stats.stored, 7);
+  t.equal(first.stats.deadLettered, 1);
+  await first.stop();
+
+  // The replay writes its dead letters where the first writer did (one data directory).
+  cpSync(join(dir, 'first', 'dead'), join(dir, 'replay', 'dead'), { recursive: true });
+  const replay = writer(join(dir, 'wal-at-crash'), outageSwitch(), 'replay');
+  replay.start();
+  await replay.flushNow();
+  t.equal(replay.deadLetters.records, 1, 'the refused row is set apart once, not again by the replay');
+  t.equal(replay.stats.deadLettered, 0);
+  await replay.stop();
+  t.equal(await count('master_id = 77'), 7, 'each good row once in logs');
+  t.equal(await count('master_id = 77 AND tokens_in IN (12002, 12003, 12004)'), 3, 'the pieces retried after the outage are not stored again');
+  for (const table of ['logs_minute', 'logs_hourly', 'logs_daily']) {
+    const [r] = await ch.query<{ n: string }>(`SELECT toString(sum(requests)) AS n FROM ${table} WHERE master_id = 77`);
+    t.equal(r!.n, '7', `${table} counts each row once`);
+  }
 });
 
 t.test('replay: refused again stays a dead letter; once the row is fixed it is stored', async (t) => {

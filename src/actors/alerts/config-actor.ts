@@ -4,14 +4,12 @@
  * webhook's delivery log. A webhook change reaches the observer on the main
  * thread at once through `log-webhook refresh`.
  */
-import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement } from '../runtime/actor.js';
+import { alertConfig } from './handles.js';
 import { badRequest } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import { listDeliveries, readThresholds, readWebhookConfig, updateSingle } from '../../storage/postgres/alerts.js';
-import { thresholdDefaults, webhookDefaults, type Thresholds, type WebhookConfig } from './values.js';
-
-type WebhookBody = Partial<Omit<WebhookConfig, 'secret'>> & { secret?: string | null };
+import { thresholdDefaults, webhookDefaults, type WebhookConfig } from './values.js';
 
 /** What the admin sees: everything but the secret, which only shows as set or not. */
 export function webhookView(c: WebhookConfig & { updatedAt: string }) {
@@ -41,19 +39,19 @@ function checkWebhook(c: WebhookConfig): void {
 export default defineActor({
   name: 'alert-config',
   placement: 'worker',
-  handlers: {
-    getThresholds: (_: unknown, ctx) => readThresholds(ctx.db, thresholdDefaults),
+  handlers: implement(alertConfig, {
+    getThresholds: (_, ctx) => readThresholds(ctx.db, thresholdDefaults),
 
-    updateThresholds: async ({ body }: RouteInput<Partial<Thresholds>>, ctx) =>
+    updateThresholds: async ({ body }, ctx) =>
       ctx.db.transaction(async (tx) => {
         await readThresholds(tx, thresholdDefaults);
         await updateSingle(tx, 'alert_thresholds', body, new Date(ctx.now()).toISOString());
         return readThresholds(tx, thresholdDefaults);
       }),
 
-    getWebhook: async (_: unknown, ctx) => webhookView(await readWebhookConfig(ctx.db, webhookDefaults)),
+    getWebhook: async (_, ctx) => webhookView(await readWebhookConfig(ctx.db, webhookDefaults)),
 
-    updateWebhook: async ({ body }: RouteInput<WebhookBody>, ctx) => {
+    updateWebhook: async ({ body }, ctx) => {
       const { secret, ...rest } = body;
       const fields: Record<string, string | number | boolean> = { ...rest };
       if (secret !== undefined) fields.secret = secret ?? '';
@@ -67,10 +65,10 @@ export default defineActor({
       return webhookView(next);
     },
 
-    deliveries: async ({ query }: RouteInput<unknown, { page: number; limit?: number }>, ctx) => {
+    deliveries: async ({ query }, ctx) => {
       const limit = clampLimit(query.limit);
       const { items, total } = await listDeliveries(ctx.db, limit, (query.page - 1) * limit);
       return { items, total, page: query.page, limit };
     },
-  },
+  }),
 });

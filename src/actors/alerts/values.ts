@@ -14,9 +14,7 @@ import {
 // The values the alert tables hold are declared with their queries (storage); the rules on them are here.
 export { severities, statuses, type AlertStatus, type Severity, type Thresholds, type WebhookConfig };
 
-export const alertTypes = ['traffic_spike', 'error_rate', 'upstream_failure', 'quota_exhausted', 'budget', 'custom'] as const;
-
-export type AlertType = (typeof alertTypes)[number];
+export { alertTypes, type AlertType } from '../../contract/alert-values.js';
 
 /** Statuses that hold the fingerprint: a new alert of it waits until it is closed. */
 export const openStatuses: readonly AlertStatus[] = ['active', 'acknowledged'];

@@ -6,9 +6,9 @@
  * (src/storage/clickhouse/stats.ts). "Now" is the service clock; a named
  * period runs through the current second.
  */
-import type { ActorDefinition } from '../runtime/actor.js';
+import { implement, type ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RouteInput } from '../../contract/input.js';
+import { analytics } from './handles.js';
 import { badRequest } from '../../errors.js';
 import {
   emptyRow, queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type SeriesMetric, type StatsFilter, type StatsRow, type TimeRange,
@@ -19,7 +19,7 @@ import { periodRange, previousRange, readRange, type Period } from './periods.js
 import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
 import type { StatsReadCache } from './read-cache.js';
-import { filterChoices, type FilterChoicesQuery } from './filter-choices.js';
+import { filterChoices } from './filter-choices.js';
 import { freshness } from './freshness.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 
@@ -157,8 +157,8 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
     name: 'analytics',
     placement: 'main',
     concurrency: 64,
-    handlers: {
-      stats: async ({ query }: RouteInput<unknown, RangeQuery & { group_by: Bucket | 'model' }>, ctx) => {
+    handlers: implement<typeof analytics, MainContext>(analytics, {
+      stats: async ({ query }, ctx) => {
         const groupBy = query.group_by;
         const range = checkRange(query, ctx.now(), groupBy === 'minute' ? 'minute' : undefined);
         const items = await grouped(await reader(ctx, query.master_id), range, filterOf(query), groupBy);
@@ -166,7 +166,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
       },
 
       trafficChart: async (
-        { query }: RouteInput<unknown, RangeQuery & { granularity: 'hour' | 'minute'; top_n: number; metric: SeriesMetric }>,
+        { query },
         ctx,
       ) => {
         const step = query.granularity === 'minute' ? 60 : HOUR;
@@ -197,7 +197,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         return { granularity: query.granularity, metric: query.metric, since: range.since, until: range.until, top_n: query.top_n, x, series };
       },
 
-      summary: async ({ query }: RouteInput<unknown, { period: Period; include_trends: boolean }>, ctx) => {
+      summary: async ({ query }, ctx) => {
         const now = ctx.now();
         const range = periodRange(query.period, now);
         const prevRange = query.include_trends ? previousRange(query.period, now) : null;
@@ -218,30 +218,33 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         };
       },
 
-      realtime: (_: RouteInput, ctx): Promise<RealtimeView> => realtimeOf(ctx),
+      realtime: (_, ctx): Promise<RealtimeView> => realtimeOf(ctx),
 
-      freshness: ({ principal }: RouteInput, ctx) => freshness(ctx.clickhouse, principal, ctx.now()),
+      freshness: ({ principal }, ctx) => freshness(ctx.clickhouse, principal, ctx.now()),
 
-      filterChoices: async ({ query, principal }: RouteInput<unknown, FilterChoicesQuery>, ctx) =>
+      filterChoices: async ({ query, principal }, ctx) =>
         filterChoices(await reader(ctx, principal.type === 'master' ? principal.id : query.master_id), query, principal),
 
-      masterRealtime: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+      tenantFilterChoices: async ({ query, principal }, ctx) =>
+        filterChoices(await reader(ctx, principal.type === 'master' ? principal.id : undefined), query, principal),
+
+      masterRealtime: async ({ params }, ctx) => {
         const m = await masterOf(ctx, params.id);
         return realtimeOf(ctx, m.id, m.global_qps);
       },
 
       /** GET /admin/masters/{id}: the tenancy view with the realtime figures embedded. */
-      masterDetail: async (input: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+      masterDetail: async (input, ctx) => {
         const m = await masterOf(ctx, input.params.id);
         return { ...m, realtime: await realtimeOf(ctx, m.id, m.global_qps) };
       },
 
-      tenantRealtime: async ({ principal }: RouteInput, ctx) => {
+      tenantRealtime: async ({ principal }, ctx) => {
         const m = await masterOf(ctx, (principal as { id: number }).id);
         return realtimeOf(ctx, m.id, m.global_qps);
       },
 
-      tenantStats: async ({ query, principal }: RouteInput<unknown, { period: Exclude<Period, 'all'> }>, ctx) => {
+      tenantStats: async ({ query, principal }, ctx) => {
         const range = periodRange(query.period, ctx.now());
         const filter = { master_id: (principal as { id: number }).id };
         const [byModel, byDay] = (await queryGroupings(await reader(ctx, filter.master_id), {
@@ -260,6 +263,6 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
           by_day: groupedItems(byDay, 'day'),
         };
       },
-    },
+    }),
   };
 }

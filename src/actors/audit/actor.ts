@@ -3,9 +3,9 @@
  * every admin or tenant write, are batched, and stored in `audit_log`; reads
  * flush first so a write is visible in the trail as soon as it answered.
  */
-import type { ActorDefinition } from '../runtime/actor.js';
+import { implement, type ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RouteInput } from '../../contract/input.js';
+import { audit } from './handles.js';
 import type { AuditEvent } from './event.js';
 import { Batcher } from '../runtime/batcher.js';
 import { clampLimit } from '../../contract/page.js';
@@ -24,38 +24,39 @@ export function auditActor(): ActorDefinition<MainContext> {
         batcher!.add(auditRow(event, ctx.now()));
       },
 
-      list: async ({ query }: RouteInput, ctx) => {
-        const q = query as Record<string, string | number | undefined>;
-        if (q.since !== undefined && q.until !== undefined && Number(q.until) <= Number(q.since)) {
-          throw badRequest('until must be after since', { until: 'must be greater than since' });
-        }
-        // `actor` is a role (admin) or role:id (master:12).
-        const [role, id] = typeof q.actor === 'string' ? q.actor.split(':') : [];
-        await batcher!.flush();
-        const limit = clampLimit(q.limit as number | undefined);
-        const offset = (q.offset as number | undefined) ?? 0;
-        const { items, total } = await listAudit(
-          ctx.clickhouse,
-          {
-            resource: typeof q.resource === 'string' ? q.resource.split(',') : undefined,
-            action: typeof q.action === 'string' ? q.action.split(',') : undefined,
-            resource_id: q.resource_id as string | undefined,
-            actor_role: role,
-            actor_id: id,
-            since: q.since as number | undefined,
-            until: q.until as number | undefined,
-          },
-          limit,
-          offset,
-        );
-        const parse = (s: string): unknown => (s ? JSON.parse(s) : null);
-        return {
-          items: items.map((r) => ({ ...r, before: parse(r.before), after: parse(r.after), diff: parse(r.diff) })),
-          total,
-          limit,
-          offset,
-        };
-      },
+      ...implement<typeof audit, MainContext>(audit, {
+        list: async ({ query: q }, ctx) => {
+          if (q.since !== undefined && q.until !== undefined && q.until <= q.since) {
+            throw badRequest('until must be after since', { until: 'must be greater than since' });
+          }
+          // `actor` is a role (admin) or role:id (master:12).
+          const [role, id] = typeof q.actor === 'string' ? q.actor.split(':') : [];
+          await batcher!.flush();
+          const limit = clampLimit(q.limit);
+          const offset = q.offset ?? 0;
+          const { items, total } = await listAudit(
+            ctx.clickhouse,
+            {
+              resource: typeof q.resource === 'string' ? q.resource.split(',') : undefined,
+              action: typeof q.action === 'string' ? q.action.split(',') : undefined,
+              resource_id: q.resource_id,
+              actor_role: role,
+              actor_id: id,
+              since: q.since,
+              until: q.until,
+            },
+            limit,
+            offset,
+          );
+          const parse = (s: string): unknown => (s ? JSON.parse(s) : null);
+          return {
+            items: items.map((r) => ({ ...r, before: parse(r.before), after: parse(r.after), diff: parse(r.diff) })),
+            total,
+            limit,
+            offset,
+          };
+        },
+      }),
     },
     async start(ctx) {
       await setAuditRetention(ctx.clickhouse, ctx.config.auditRetentionDays);

@@ -7,9 +7,14 @@
  * is priced when it is accepted (docs/spend.md), and its cost travels in its row.
  */
 import { join } from 'node:path';
-import type { ActorDefinition } from '../runtime/actor.js';
+import { handlerFor, type ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import type { RawInput, RouteInput } from '../../contract/input.js';
+import type { RawInput } from '../../contract/input.js';
+import { logs } from './handles.js';
+import type { InputFrom } from '../../contract/handle.js';
+
+/** What a routed handler receives, named (inferred inline, the lists' query is too deep for tsc). */
+type In<K extends keyof typeof logs> = InputFrom<(typeof logs)[K]['input']>;
 import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
@@ -83,6 +88,8 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
   const refreshPrices = (ctx: MainContext) => prices.refresh(readPrices(ctx), ctx.log);
 
   const stamp = chTimeCached();
+  /** A routed handler, its input typed by its handle (./handles.ts). */
+  const on = handlerFor<MainContext>();
 
   const filterOf = (q: Record<string, unknown>, masterId?: number): LogFilter => {
     const f: LogFilter = {
@@ -162,29 +169,28 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         return synced ? synced.then(() => reply, walRefused) : reply;
       },
 
-      list: async ({ query, principal }: RouteInput, ctx) => {
-        const q = query as Record<string, unknown>;
+      list: on(logs.list, async ({ query: q, principal }: In<'list'>, ctx) => {
         const masterId = principal.type === 'master' ? principal.id : undefined;
-        const limit = clampLimit(q.limit as number | undefined);
-        const offset = (q.offset as number | undefined) ?? 0;
+        const limit = clampLimit(q.limit);
+        const offset = q.offset ?? 0;
         let cursor: LogCursor | undefined;
         if (q.cursor !== undefined) {
-          cursor = parseCursor(q.cursor as string) ?? undefined;
+          cursor = parseCursor(q.cursor) ?? undefined;
           if (!cursor) throw badRequest('cursor must be a next_cursor of this list', { cursor: 'not a cursor of this list' });
         }
         const { items, total } = await listLogs(ctx.clickhouse, filterOf(q, masterId), limit, offset, cursor);
         // A full page may have a next one; a short page is the last.
         const next_cursor = items.length === limit ? cursorOf(items[items.length - 1]!) : null;
         return { items: items.map(logView), total, limit, offset, next_cursor };
-      },
+      }),
 
       /** The list's records as CSV bytes, every one of them (a main-thread caller reads the iterator; it must finish or return() it). */
-      export: async ({ query, principal }: RouteInput, ctx) => {
+      export: on(logs.export, async ({ query, principal }: In<'export'>, ctx) => {
         const masterId = principal.type === 'master' ? principal.id : undefined;
         return exportLogsCsv(ctx.clickhouse, filterOf(query as Record<string, unknown>, masterId));
-      },
+      }),
 
-      delete: async ({ query }: RouteInput, ctx) => {
+      delete: on(logs.delete, async ({ query }: In<'delete'>, ctx) => {
         const q = query as Record<string, unknown>;
         const before = Date.parse(q.before as string);
         if (Number.isNaN(before)) throw badRequest('before must be an RFC 3339 time', { before: 'must be an RFC 3339 time' });
@@ -202,7 +208,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         } finally {
           options.generations?.changed(null); // even a failed deletion may have removed some
         }
-      },
+      }),
 
       /** Enforces log_retention_days and log_max_records now; the timer calls it too. */
       retention: async (_: unknown, ctx) => {
@@ -236,7 +242,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
        * Prices stored rows from the current prices (POST /admin/logs/cost-backfill, docs/spend.md): rows still
        * buffered are written first, so the slice is what was accepted before the call.
        */
-      costBackfill: async ({ body }: RouteInput<{ since?: number; until?: number; only_zero?: boolean }>, ctx) => {
+      costBackfill: on(logs.costBackfill, async ({ body }: In<'costBackfill'>, ctx) => {
         if (body.since !== undefined && body.until !== undefined && body.until <= body.since) {
           throw badRequest('until must be after since', { until: 'must be greater than since' });
         }
@@ -249,7 +255,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
         } finally {
           options.generations?.changed(null);
         }
-      },
+      }),
 
       flush: () => writer!.flushNow(),
       state: () => ({
@@ -266,29 +272,29 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
       }),
 
       /** What the console shows of the pipeline; newest_stored_at is null while ClickHouse does not answer. */
-      pipeline: async (_: unknown, ctx): Promise<PipelineStatus> => {
+      pipeline: on(logs.pipeline, async (_: In<'pipeline'>, ctx): Promise<PipelineStatus> => {
         const newest = await newestCreatedAt(ctx.clickhouse).catch(() => null);
         return pipelineStatus(writer!, newest === null ? null : rfc3339(newest));
-      },
+      }),
 
-      deadLetters: async () => {
+      deadLetters: on(logs.deadLetters, async () => {
         const items = await Promise.all(writer!.deadLetters.list().map((l) => deadLetterView(writer!.deadLetters, l)));
         return { items, total: items.length, records: items.reduce((n, l) => n + l.records, 0) };
-      },
+      }),
 
-      replayDeadLetter: async ({ params }: RouteInput<unknown, unknown, { id: string }>) => {
+      replayDeadLetter: on(logs.replayDeadLetter, async ({ params }: In<'replayDeadLetter'>) => {
         const r = await writer!.replay(params.id);
         if (!r) throw notFound('dead letter', { id: params.id });
         if (r.error?.kind === 'outage') {
           throw unavailable(`ClickHouse could not take the rows (${String(r.error.code ?? 'no code')}); the dead letter is kept`, 5);
         }
         return { id: r.id, stored: r.stored, refused: r.refused, remains: r.refused > 0, error: r.error && { code: r.error.code, message: r.error.message } };
-      },
+      }),
 
-      deleteDeadLetter: async ({ params }: RouteInput<unknown, unknown, { id: string }>) => {
+      deleteDeadLetter: on(logs.deleteDeadLetter, async ({ params }: In<'deleteDeadLetter'>) => {
         if (!(await writer!.deadLetters.remove(params.id))) throw notFound('dead letter', { id: params.id });
         return { id: params.id, deleted: true };
-      },
+      }),
     },
 
     async start(ctx) {

@@ -4,36 +4,10 @@
  * Unknown fields are tolerated and not stored, so a newer data plane can send
  * more than this version stores.
  */
-import { compileBody, type JSONSchema } from '../../contract/validate.js';
-import { logDateTime } from '../../contract/value-rules.js';
+import { compileBody } from '../../contract/validate.js';
+import { logRecordSchema } from './handles.js';
 
-const uint = (max = 4294967295): JSONSchema => ({ type: 'integer', minimum: 0, maximum: max });
-const text = (maxLength: number): JSONSchema => ({ type: 'string', maxLength });
-
-export const logRecordSchema: JSONSchema = {
-  type: 'object',
-  required: ['key_id', 'master_id', 'status_code'],
-  properties: {
-    key_id: uint(Number.MAX_SAFE_INTEGER),
-    master_id: uint(Number.MAX_SAFE_INTEGER),
-    group: text(200),
-    model: text(200),
-    status_code: { type: 'integer', minimum: 0, maximum: 999 },
-    latency_ms: uint(),
-    tokens_in: uint(),
-    tokens_out: uint(),
-    request_size: uint(),
-    response_size: uint(),
-    client_ip: text(64),
-    error_message: text(65536),
-    audit_reason: text(1024),
-    request_body: { type: 'string' },
-    response_body: { type: 'string' },
-    createdAt: logDateTime('RFC 3339, within log time (docs/log-pipeline.md)'),
-  },
-};
-
-/** NUL is allowed: ClickHouse stores it, and request bodies may carry it (docs/log-pipeline.md). */
+/** Compiled from the record schema POST /logs declares (its handle). NUL is allowed: ClickHouse stores it, and request bodies may carry it (docs/log-pipeline.md). */
 export const validateLogRecord = compileBody(logRecordSchema, { allowNul: true });
 
 /** A validated record, as parsed. */

@@ -7,6 +7,7 @@
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config/settings.js';
 import type { DatabasePool } from 'slonik';
+import type { Handle, HandleInput, InputFrom, InputSchemas } from '../../contract/handle.js';
 
 export type Placement = 'main' | 'worker';
 
@@ -41,6 +42,35 @@ export interface ActorDefinition<Ctx extends BaseContext = BaseContext> {
 export function defineActor<Ctx extends BaseContext>(def: ActorDefinition<Ctx>): ActorDefinition<Ctx> {
   return def;
 }
+
+/** A handler for each handle of a domain, its input typed by the handle's schemas. */
+export type Implementation<H extends Record<string, Handle<any>>, Ctx> = {
+  [K in keyof H]: (input: HandleInput<H[K]>, ctx: Ctx) => Promise<unknown> | unknown;
+};
+
+/**
+ * The handlers of an actor's handles, keyed by their message names. tsc
+ * refuses a missing handler and an input that does not match the schemas;
+ * start-up refuses a route whose handle no actor answers (checkHandles).
+ */
+export function implement<H extends Record<string, Handle<any>>, Ctx extends BaseContext = BaseContext>(
+  handles: H,
+  impl: Implementation<H, Ctx>,
+): Record<string, Handler<Ctx>> {
+  const out: Record<string, Handler<Ctx>> = {};
+  for (const [key, h] of Object.entries(handles)) out[h.message] = impl[key as keyof H] as Handler<Ctx>;
+  return out;
+}
+
+/**
+ * One handler of a handle, its input typed by the handle's schemas: for an
+ * actor whose routed handlers sit among others (the logs actor).
+ * `handlerFor<MainContext>()` gives the typed helper for that context.
+ */
+export const handlerFor =
+  <Ctx extends BaseContext>() =>
+  <S extends InputSchemas>(_handle: Handle<S>, fn: (input: InputFrom<S>, ctx: Ctx) => Promise<unknown> | unknown): Handler<Ctx> =>
+    fn as Handler<Ctx>;
 
 /** One message as it travels to a worker. */
 export interface Envelope {

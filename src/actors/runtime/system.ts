@@ -104,8 +104,9 @@ export class ActorSystem {
     return { ask: (a, t, p) => this.ask(a, t, p), tell: (a, t, p) => this.tell(a, t, p) };
   }
 
-  async start(): Promise<void> {
-    for (const { def, ctx } of this.main.values()) await def.start?.(ctx);
+  /** Starts the main actors in order of registration; `timed` wraps each start (start-up stages). */
+  async start(timed: (name: string, start: () => Promise<void>) => Promise<void> = (_, start) => start()): Promise<void> {
+    for (const { def, ctx } of this.main.values()) if (def.start) await timed(def.name, async () => def.start!(ctx));
   }
 
   ask<R = unknown>(actor: string, type: string, payload?: unknown): Promise<R> {
@@ -123,6 +124,19 @@ export class ActorSystem {
     this.ask(actor, type, payload).catch((err: unknown) => {
       this.opts.log.error({ err, actor, type }, 'told message failed');
     });
+  }
+
+  /**
+   * The message types every actor handles, by actor name: main actors from
+   * their definitions, worker actors as a worker thread loaded them.
+   */
+  async messages(): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const [name, a] of this.main) out.set(name, new Set(Object.keys(a.def.handlers)));
+    if (this.workerNames.size === 0) return out;
+    const hosted = (await this.pool.run(null, { name: 'messages' })) as Record<string, string[]>;
+    for (const name of this.workerNames) out.set(name, new Set(hosted[name] ?? []));
+    return out;
   }
 
   /** Mailbox depth per main actor and queued tasks of the worker pool: for /metrics. */

@@ -36,10 +36,20 @@ channel.onmessage = (event) => {
 const actors = new Map<string, ActorDefinition<any>>();
 let contextPromise: Promise<BaseContext> | undefined;
 
+// Loaded as soon as the thread starts, not on its first task: the threads start while the main thread still opens
+// and migrates the stores, so the first asks (the start-up snapshot) find the actors loaded. Awaited by the first
+// task, which sees a loading failure as its error.
+const loading = (async () => {
+  const hosted = (await import(boot.registry)) as WorkerModule;
+  const loaded = await Promise.all(Object.entries(hosted.default).map(async ([name, load]) => [name, (await load()).default] as const));
+  for (const [name, def] of loaded) actors.set(name, def);
+  return hosted;
+})();
+loading.catch(() => undefined);
+
 async function context(): Promise<BaseContext> {
   contextPromise ??= (async () => {
-    const hosted = (await import(boot.registry)) as WorkerModule;
-    for (const [name, load] of Object.entries(hosted.default)) actors.set(name, (await load()).default);
+    const hosted = await loading;
     const db = await hosted.connectDatabase(boot.databaseUrl);
     const ctx: BaseContext = {
       config: boot.config,
@@ -80,4 +90,10 @@ export default async function run(envelope: Envelope): Promise<Outcome> {
     if (!(err instanceof AppError)) log.error({ err, actor: envelope.actor, type: envelope.type }, 'actor failed');
     return { ok: false, error: toAppError(err).toData() };
   }
+}
+
+/** The message types each worker actor handles, for the start-up check of the route table (no database needed). */
+export async function messages(): Promise<Record<string, string[]>> {
+  await loading;
+  return Object.fromEntries([...actors].map(([name, def]) => [name, Object.keys(def.handlers)]));
 }

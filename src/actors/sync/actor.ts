@@ -3,19 +3,21 @@
  * the version they run; the admin sees every node's lag behind the version
  * the control plane has delivered.
  */
-import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement } from '../runtime/actor.js';
+import { configSync } from './handles.js';
 import { configVersion, listNodes, recordAck } from '../../storage/postgres/sync-state.js';
 
 export default defineActor({
   name: 'config-sync',
   placement: 'worker',
   handlers: {
-    ack: async ({ body }: RouteInput<{ node_id: string; version: number }>, ctx) => {
-      await recordAck(ctx.db, body.node_id, body.version, ctx.now());
-      const current = await configVersion(ctx.db);
-      return { node_id: body.node_id, version: body.version, config_version: current.version, lag: Math.max(0, current.version - body.version) };
-    },
+    ...implement(configSync, {
+      ack: async ({ body }, ctx) => {
+        await recordAck(ctx.db, body.node_id, body.version, ctx.now());
+        const current = await configVersion(ctx.db);
+        return { node_id: body.node_id, version: body.version, config_version: current.version, lag: Math.max(0, current.version - body.version) };
+      },
+    }),
 
     nodes: async (_: unknown, ctx) => {
       const [current, nodes] = await Promise.all([configVersion(ctx.db), listNodes(ctx.db)]);

@@ -6,11 +6,7 @@
  */
 import type { Budget } from '../../storage/postgres/tenancy.js';
 import { periodStart } from './quota.js';
-
-export interface BudgetInput {
-  budget?: number | null;
-  budget_period?: string;
-}
+import type { BudgetInput } from './handles.js';
 
 export function newBudget(body: BudgetInput, nowMs: number): Budget {
   const period = body.budget_period ?? 'never';

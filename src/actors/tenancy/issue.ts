@@ -3,29 +3,14 @@ import type { CommonQueryMethods } from 'slonik';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { getMaster, insertKey } from '../../storage/postgres/tenancy.js';
 import type { BaseContext } from '../runtime/actor.js';
-import { newBudget, type BudgetInput } from './budget.js';
+import { newBudget } from './budget.js';
+import type { KeyInput } from './handles.js';
 import { commit } from './commit.js';
 import { tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
 import { periodStart } from './quota.js';
 import { newSecret } from './tokens.js';
 import { expiry, ipList, nameList, namespaces } from './validate.js';
 import { keyView } from './views.js';
-
-export interface KeyInput extends BudgetInput {
-  name?: string;
-  group?: string;
-  scopes?: string;
-  quota_limit?: number;
-  quota_reset_type?: string;
-  model_limits_enabled?: boolean;
-  model_limits?: string;
-  allow_ips?: string;
-  deny_ips?: string;
-  default_namespace?: string;
-  allowed_namespaces?: string[];
-  status?: 'active' | 'suspended';
-  expires_at?: string | null;
-}
 
 export function issueKey(ctx: BaseContext, masterId: number, body: KeyInput, issuedBy: 'master' | 'admin') {
   return commit(ctx, 'keys', async (tx: CommonQueryMethods) => {

@@ -3,17 +3,17 @@
  * Deleting or resetting raises the epoch: keys issued under an older epoch
  * fail at once, here and in the data plane (the store carries both numbers).
  */
-import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement } from '../runtime/actor.js';
+import { masters } from './handles.js';
 import { conflict, notFound } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import {
   getKey, getMaster, insertMaster, listKeys, listMasters, masterByDigest, setMasterKeysAccess, updateKey, updateMaster,
   type MasterRow,
 } from '../../storage/postgres/tenancy.js';
-import { budgetUpdate, newBudget, type BudgetInput } from './budget.js';
+import { budgetUpdate, newBudget } from './budget.js';
 import { commit } from './commit.js';
-import { issueKey, type KeyInput } from './issue.js';
+import { issueKey } from './issue.js';
 import { masterMetaOp, tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
 import { newSecret } from './tokens.js';
 import { snapshotTenancy } from './snapshot.js';
@@ -21,8 +21,6 @@ import { namespaces } from './validate.js';
 import { keyView, masterView } from './views.js';
 import type { CommonQueryMethods } from 'slonik';
 
-type Id = { id: number };
-type MasterInput = { name: string; group: string; max_child_keys?: number; global_qps?: number } & BudgetInput;
 
 async function liveMaster(tx: CommonQueryMethods, id: number): Promise<MasterRow> {
   const m = await getMaster(tx, id, true);
@@ -34,86 +32,89 @@ export default defineActor({
   name: 'masters',
   placement: 'worker',
   handlers: {
-    create: ({ body }: RouteInput<MasterInput>, ctx) =>
-      commit(ctx, 'masters', async (tx) => {
-        const secret = newSecret('mk');
-        const m = await insertMaster(tx, {
-          name: body.name,
-          group: body.group,
-          keyDigest: secret.hash,
-          keyPrefix: secret.prefix,
-          maxChildKeys: body.max_child_keys ?? 100,
-          globalQps: body.global_qps ?? 0,
-          budget: newBudget(body, ctx.now()),
-        });
-        return { result: { ...masterView(m), master_key: secret.secret }, ops: [masterMetaOp(m)], ids: [m.id] };
-      }),
+    ...implement(masters, {
+      create: ({ body }, ctx) =>
+        commit(ctx, 'masters', async (tx) => {
+          const secret = newSecret('mk');
+          const m = await insertMaster(tx, {
+            name: body.name,
+            group: body.group,
+            keyDigest: secret.hash,
+            keyPrefix: secret.prefix,
+            maxChildKeys: body.max_child_keys ?? 100,
+            globalQps: body.global_qps ?? 0,
+            budget: newBudget(body, ctx.now()),
+          });
+          return { result: { ...masterView(m), master_key: secret.secret }, ops: [masterMetaOp(m)], ids: [m.id] };
+        }),
 
-    list: async ({ query }: RouteInput<unknown, { page: number; limit: number; search?: string }>, ctx) => {
-      const limit = clampLimit(query.limit);
-      const { rows, total } = await listMasters(ctx.db, { offset: (query.page - 1) * limit, limit, search: query.search });
-      return { items: rows.map(masterView), total, page: query.page, limit };
-    },
+      list: async ({ query }, ctx) => {
+        const limit = clampLimit(query.limit);
+        const { rows, total } = await listMasters(ctx.db, { offset: (query.page - 1) * limit, limit, search: query.search });
+        return { items: rows.map(masterView), total, page: query.page, limit };
+      },
 
-    get: async ({ params }: RouteInput<unknown, unknown, Id>, ctx) => {
+      update: ({ params, body }, ctx) =>
+        commit(ctx, 'masters', async (tx) => {
+          const cur = await liveMaster(tx, params.id);
+          const { budget, budget_period, ...rest } = body;
+          const m = await updateMaster(tx, params.id, { ...rest, ...budgetUpdate({ budget, budget_period }, cur, ctx.now()) });
+          return { result: masterView(m), ops: [masterMetaOp(m)], ids: [m.id] };
+        }),
+
+      remove: ({ params }, ctx) =>
+        commit(ctx, 'masters', async (tx) => {
+          const cur = await liveMaster(tx, params.id);
+          const m = await updateMaster(tx, params.id, { deleted_at: { ts: new Date(ctx.now()).toISOString() }, epoch: cur.epoch + 1 });
+          return { result: masterView(m), ops: [masterMetaOp(m, true)], ids: [m.id] };
+        }),
+
+      freeze: ({ params }, ctx) => setStatus(ctx, params.id, 'suspended'),
+      unfreeze: ({ params }, ctx) => setStatus(ctx, params.id, 'active'),
+
+      resetKey: ({ params }, ctx) =>
+        commit(ctx, 'masters', async (tx) => {
+          const cur = await liveMaster(tx, params.id);
+          const secret = newSecret('mk');
+          const m = await updateMaster(tx, params.id, { key_digest: secret.hash, key_prefix: secret.prefix, epoch: cur.epoch + 1 });
+          return { result: { ...masterView(m), master_key: secret.secret }, ops: [masterMetaOp(m)], ids: [m.id] };
+        }),
+
+      access: (
+        { params, body },
+        ctx,
+      ) =>
+        commit(ctx, 'masters', async (tx) => {
+          const cur = await liveMaster(tx, params.id);
+          const ns = namespaces(body.default_namespace ?? cur.default_namespace, body.allowed_namespaces ?? cur.allowed_namespaces);
+          const m = await updateMaster(tx, params.id, ns);
+          const keys = body.propagate ? await setMasterKeysAccess(tx, m.id, ns.default_namespace, ns.allowed_namespaces) : [];
+          return {
+            result: { ...masterView(m), propagated_keys: keys.length },
+            ops: [masterMetaOp(m), ...keys.map(tokenMetaOp)],
+            ids: [m.id],
+          };
+        }),
+
+      listKeys: async ({ params, query }, ctx) => {
+        if (!(await getMaster(ctx.db, params.id))) throw notFound('master', { id: params.id });
+        const limit = clampLimit(query.limit);
+        const { rows, total } = await listKeys(ctx.db, params.id, { offset: (query.page - 1) * limit, limit, search: query.search });
+        return { items: rows.map(keyView), total, page: query.page, limit };
+      },
+
+      issueKey: ({ params, body }, ctx) => issueKey(ctx, params.id, body, 'admin'),
+
+      revokeKey: ({ params }, ctx) =>
+        revoke(ctx, params.keyId, params.id),
+
+    }),
+
+    get: async ({ params }: { params: { id: number } }, ctx) => {
       const m = await getMaster(ctx.db, params.id);
       if (!m) throw notFound('master', { id: params.id });
       return masterView(m);
     },
-
-    update: ({ params, body }: RouteInput<Partial<MasterInput>, unknown, Id>, ctx) =>
-      commit(ctx, 'masters', async (tx) => {
-        const cur = await liveMaster(tx, params.id);
-        const { budget, budget_period, ...rest } = body;
-        const m = await updateMaster(tx, params.id, { ...rest, ...budgetUpdate({ budget, budget_period }, cur, ctx.now()) });
-        return { result: masterView(m), ops: [masterMetaOp(m)], ids: [m.id] };
-      }),
-
-    remove: ({ params }: RouteInput<unknown, unknown, Id>, ctx) =>
-      commit(ctx, 'masters', async (tx) => {
-        const cur = await liveMaster(tx, params.id);
-        const m = await updateMaster(tx, params.id, { deleted_at: { ts: new Date(ctx.now()).toISOString() }, epoch: cur.epoch + 1 });
-        return { result: masterView(m), ops: [masterMetaOp(m, true)], ids: [m.id] };
-      }),
-
-    freeze: ({ params }: RouteInput<unknown, unknown, Id>, ctx) => setStatus(ctx, params.id, 'suspended'),
-    unfreeze: ({ params }: RouteInput<unknown, unknown, Id>, ctx) => setStatus(ctx, params.id, 'active'),
-
-    resetKey: ({ params }: RouteInput<unknown, unknown, Id>, ctx) =>
-      commit(ctx, 'masters', async (tx) => {
-        const cur = await liveMaster(tx, params.id);
-        const secret = newSecret('mk');
-        const m = await updateMaster(tx, params.id, { key_digest: secret.hash, key_prefix: secret.prefix, epoch: cur.epoch + 1 });
-        return { result: { ...masterView(m), master_key: secret.secret }, ops: [masterMetaOp(m)], ids: [m.id] };
-      }),
-
-    access: (
-      { params, body }: RouteInput<{ default_namespace?: string; allowed_namespaces?: string[]; propagate?: boolean }, unknown, Id>,
-      ctx,
-    ) =>
-      commit(ctx, 'masters', async (tx) => {
-        const cur = await liveMaster(tx, params.id);
-        const ns = namespaces(body.default_namespace ?? cur.default_namespace, body.allowed_namespaces ?? cur.allowed_namespaces);
-        const m = await updateMaster(tx, params.id, ns);
-        const keys = body.propagate ? await setMasterKeysAccess(tx, m.id, ns.default_namespace, ns.allowed_namespaces) : [];
-        return {
-          result: { ...masterView(m), propagated_keys: keys.length },
-          ops: [masterMetaOp(m), ...keys.map(tokenMetaOp)],
-          ids: [m.id],
-        };
-      }),
-
-    listKeys: async ({ params, query }: RouteInput<unknown, { page: number; limit: number; search?: string }, Id>, ctx) => {
-      if (!(await getMaster(ctx.db, params.id))) throw notFound('master', { id: params.id });
-      const limit = clampLimit(query.limit);
-      const { rows, total } = await listKeys(ctx.db, params.id, { offset: (query.page - 1) * limit, limit, search: query.search });
-      return { items: rows.map(keyView), total, page: query.page, limit };
-    },
-
-    issueKey: ({ params, body }: RouteInput<KeyInput, unknown, Id>, ctx) => issueKey(ctx, params.id, body, 'admin'),
-
-    revokeKey: ({ params }: RouteInput<unknown, unknown, { id: number; keyId: number }>, ctx) =>
-      revoke(ctx, params.keyId, params.id),
 
     /** Every master and key into the outbox, for a full store snapshot. */
     snapshot: (_: unknown, ctx) => snapshotTenancy(ctx),

@@ -3,13 +3,13 @@
  * quota resets. Both mirror quota_used into the token metadata through the
  * outbox so the data plane enforces quota_limit against the same number.
  */
-import { defineActor } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement } from '../runtime/actor.js';
+import { parseDeclared } from '../../contract/body.js';
+import { tenancyUsage } from './handles.js';
 import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
 import { quotaResetOp, quotaUsedOp } from '../../storage/redis/writers/tenancy.js';
 import { commitChange } from '../outbox/change.js';
-import { parseFlush } from './flush-body.js';
 import { periodStart } from './quota.js';
 
 /** How long a flush id is remembered. */
@@ -34,30 +34,32 @@ export default defineActor({
   name: 'tenancy-usage',
   placement: 'worker',
   handlers: {
-    /** The body arrives as bytes (the route's bodyBytes): parsed and validated here, off the HTTP thread. */
-    flush: async (input: RouteInput<Uint8Array>, ctx) => {
-      const body = parseFlush(input.body);
-      const now = ctx.now();
-      return commitChange(ctx, async (tx, out) => {
-        if (body.flush_id) {
-          const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
-          if (seen) return seen;
-        }
-        const items = body.keys ?? [];
-        const known = new Set<string>();
-        const updated = await applyKeyUsage(tx, merge(items));
-        for (const u of updated) known.add(u.token_hash);
-        const answer = {
-          accepted_keys: items.filter((i) => known.has(i.token_hash)).length,
-          accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
-        };
-        if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
-        // Announced with the ids of the keys written, so caches drop only those.
-        const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
-        out.change('quota', quotaOps, updated.map((u) => u.id), { idsPerOp: true });
-        return answer;
-      });
-    },
+    ...implement(tenancyUsage, {
+      /** The body arrives as bytes (the handle's parser): parsed and validated here, off the HTTP thread. */
+      flush: async (input, ctx) => {
+        const body = parseDeclared(tenancyUsage.flush, input.body);
+        const now = ctx.now();
+        return commitChange(ctx, async (tx, out) => {
+          if (body.flush_id) {
+            const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
+            if (seen) return seen;
+          }
+          const items = body.keys ?? [];
+          const known = new Set<string>();
+          const updated = await applyKeyUsage(tx, merge(items));
+          for (const u of updated) known.add(u.token_hash);
+          const answer = {
+            accepted_keys: items.filter((i) => known.has(i.token_hash)).length,
+            accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
+          };
+          if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
+          // Announced with the ids of the keys written, so caches drop only those.
+          const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
+          out.change('quota', quotaOps, updated.map((u) => u.id), { idsPerOp: true });
+          return answer;
+        });
+      },
+    }),
 
     /** Zeroes quotas whose period has ended (asked by the quota-reset job). */
     resetQuotas: async (_: unknown, ctx) => {

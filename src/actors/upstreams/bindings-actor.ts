@@ -4,8 +4,8 @@
  * share a bindingKey and the data plane picks among them by weight.
  */
 import type { CommonQueryMethods } from 'slonik';
-import { defineActor, type BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { defineActor, implement, type BaseContext } from '../runtime/actor.js';
+import { bindings } from './handles.js';
 import { badRequest, notFound } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import {
@@ -26,7 +26,6 @@ import { resolveSelector } from './selector.js';
 import { routedChange } from './sync.js';
 
 type BindingInput = Partial<Pick<BindingRow, 'namespace' | 'public_model' | 'group_id' | 'selector_type' | 'selector_value' | 'weight' | 'status'>>;
-type Page = { page: number; limit?: number };
 
 /** 400 naming `prefix + field` unless the namespace and group exist and the selector resolves. */
 async function checkTarget(db: CommonQueryMethods, b: BindingInput, prefix: string): Promise<void> {
@@ -62,42 +61,42 @@ function createBindings(ctx: BaseContext, inputs: BindingInput[], prefix: (i: nu
 export default defineActor({
   name: 'bindings',
   placement: 'worker',
-  handlers: {
-    createNamespace: ({ body }: RouteInput<{ name: string; description?: string; status?: string }>, ctx) =>
+  handlers: implement(bindings, {
+    createNamespace: ({ body }, ctx) =>
       mapDbErrors(() => insertNamespace(ctx.db, body), 'namespace', 'name'),
 
-    listNamespaces: async ({ query }: RouteInput<unknown, Page & { search?: string; status?: string }>, ctx) => {
+    listNamespaces: async ({ query }, ctx) => {
       const limit = clampLimit(query.limit);
       return { ...(await listNamespaces(ctx.db, { ...query, limit })), page: query.page, limit };
     },
 
     /** A status change re-writes every bindingKey of the namespace (its snapshots carry the status). */
-    updateNamespace: ({ params, body }: RouteInput<{ description?: string; status?: string }, unknown, { name: string }>, ctx) =>
+    updateNamespace: ({ params, body }, ctx) =>
       routedChange(ctx, async (tx) => {
         const ns = await updateNamespace(tx, params.name, body);
         if (!ns) throw notFound('namespace', { name: params.name });
         return { result: ns, affected: { namespaces: [ns.name] } };
       }),
 
-    createBinding: async ({ body }: RouteInput<BindingInput>, ctx) => (await createBindings(ctx, [body], () => ''))[0],
+    createBinding: async ({ body }, ctx) => (await createBindings(ctx, [body], () => ''))[0],
 
-    batchCreateBindings: async ({ body }: RouteInput<{ items: BindingInput[] }>, ctx) => {
+    batchCreateBindings: async ({ body }, ctx) => {
       const rows = await createBindings(ctx, body.items, (i) => `items.${i}.`);
       return { items: rows, total: rows.length };
     },
 
-    listBindings: async ({ query }: RouteInput<unknown, Page & { namespace?: string; group_id?: number; status?: string; public_model?: string; search?: string }>, ctx) => {
+    listBindings: async ({ query }, ctx) => {
       const limit = clampLimit(query.limit);
       return { ...(await listBindings(ctx.db, { ...query, limit })), page: query.page, limit };
     },
 
-    getBinding: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) => {
+    getBinding: async ({ params }, ctx) => {
       const b = await findBinding(ctx.db, params.id);
       if (!b) throw notFound('binding', { id: params.id });
       return b;
     },
 
-    updateBinding: ({ params, body }: RouteInput<BindingInput, unknown, { id: number }>, ctx) =>
+    updateBinding: ({ params, body }, ctx) =>
       mapDbErrors(
         () =>
           routedChange(ctx, async (tx) => {
@@ -112,7 +111,7 @@ export default defineActor({
         'selector_value',
       ),
 
-    batchBindingStatus: async ({ body }: RouteInput<{ ids: number[]; status: string }>, ctx) => {
+    batchBindingStatus: async ({ body }, ctx) => {
       const rows = await routedChange(ctx, async (tx) => {
         const updated = await updateBindings(tx, body.ids, { status: body.status });
         return { result: updated, affected: { bindingKeys: updated.map((r) => r.binding_key) } };
@@ -121,11 +120,11 @@ export default defineActor({
       return { updated: rows.length, ids: rows.map((r) => r.id), not_found: body.ids.filter((id) => !found.has(id)) };
     },
 
-    deleteBinding: ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx) =>
+    deleteBinding: ({ params }, ctx) =>
       routedChange(ctx, async (tx) => {
         const b = await deleteBinding(tx, params.id);
         if (!b) throw notFound('binding', { id: params.id });
         return { result: { id: b.id, deleted: true }, affected: { bindingKeys: [b.binding_key] } };
       }),
-  },
+  }),
 });

@@ -1,7 +1,7 @@
 /** Provider group rules: types, the cloud-platform location default, deletion guarded by bindings. */
 import type { CommonQueryMethods } from 'slonik';
-import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { implement } from '../runtime/actor.js';
+import { upstreamGroups } from './handles.js';
 import { conflict, notFound } from '../../errors.js';
 import { deleteGroup, findGroup, insertGroup, listGroups, updateGroup, type GroupRow } from '../../storage/postgres/upstreams.js';
 import { bindingsOfGroup, updateBindings } from '../../storage/postgres/bindings.js';
@@ -27,8 +27,8 @@ export async function requireGroup(db: CommonQueryMethods, id: number, lock = fa
   return g;
 }
 
-export const groupHandlers = {
-  createGroup: ({ body }: RouteInput<GroupInput>, ctx: BaseContext) =>
+export const groupHandlers = implement(upstreamGroups, {
+  createGroup: ({ body }, ctx) =>
     mapDbErrors(
       () =>
         routedChange(ctx, async (tx) => {
@@ -39,16 +39,16 @@ export const groupHandlers = {
       'name',
     ),
 
-  listGroups: async ({ query }: RouteInput<unknown, { page: number; limit?: number; search?: string }>, ctx: BaseContext) => {
+  listGroups: async ({ query }, ctx) => {
     const limit = clampLimit(query.limit);
     const { items, total } = await listGroups(ctx.db, { page: query.page, limit, search: query.search });
     return { items: items.map(maskGroup), total, page: query.page, limit };
   },
 
   /** The one place a group's credential headers are returned whole. */
-  getGroup: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx: BaseContext) => requireGroup(ctx.db, params.id),
+  getGroup: async ({ params }, ctx) => requireGroup(ctx.db, params.id),
 
-  updateGroup: ({ params, body }: RouteInput<GroupInput, unknown, { id: number }>, ctx: BaseContext) =>
+  updateGroup: ({ params, body }, ctx) =>
     mapDbErrors(
       () =>
         routedChange(ctx, async (tx) => {
@@ -62,7 +62,7 @@ export const groupHandlers = {
     ),
 
   /** 409 listing the active bindings that target the group, unless `force`, which disables them. */
-  deleteGroup: ({ params, query }: RouteInput<unknown, { force?: boolean }, { id: number }>, ctx: BaseContext) =>
+  deleteGroup: ({ params, query }, ctx) =>
     routedChange(ctx, async (tx) => {
       await requireGroup(tx, params.id, true);
       const active = (await bindingsOfGroup(tx, params.id)).filter((b) => b.status === 'active');
@@ -78,4 +78,4 @@ export const groupHandlers = {
         affected: { groupIds: [params.id], bindingKeys: active.map((b) => b.binding_key) },
       };
     }),
-};
+});

@@ -1,7 +1,7 @@
 /** Upstream key rules: a live group, a credential, admin status changes, masking. */
 import type { CommonQueryMethods } from 'slonik';
-import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { implement, type BaseContext } from '../runtime/actor.js';
+import { upstreamKeys } from './handles.js';
 import { badRequest, notFound } from '../../errors.js';
 import { deleteKeys, existingGroupIds, findKey, insertKey, listKeys, updateKeys, type KeyRow } from '../../storage/postgres/upstreams.js';
 import { clampLimit } from '../../contract/page.js';
@@ -58,50 +58,50 @@ function keepMasked(values: KeyInput, stored: KeyRow): KeyInput {
   return out;
 }
 
-export const keyHandlers = {
-  createKey: async ({ body }: RouteInput<KeyInput>, ctx: BaseContext) => maskKey((await createKeys(ctx, [body], () => ''))[0]!),
+export const keyHandlers = implement(upstreamKeys, {
+  createKey: async ({ body }, ctx) => maskKey((await createKeys(ctx, [body], () => ''))[0]!),
 
-  batchCreateKeys: async ({ body }: RouteInput<{ items: KeyInput[] }>, ctx: BaseContext) => {
+  batchCreateKeys: async ({ body }, ctx) => {
     const rows = await createKeys(ctx, body.items, (i) => `items.${i}.`);
     return { items: rows.map(maskKey), total: rows.length };
   },
 
-  listKeys: async ({ query }: RouteInput<unknown, { page: number; limit?: number; status?: string; group_id?: number; search?: string }>, ctx: BaseContext) => {
+  listKeys: async ({ query }, ctx) => {
     const limit = clampLimit(query.limit);
     const { items, total } = await listKeys(ctx.db, { ...query, limit });
     return { items: items.map(maskKey), total, page: query.page, limit };
   },
 
   /** The one place an upstream secret is returned whole. */
-  getKey: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx: BaseContext) => {
+  getKey: async ({ params }, ctx) => {
     const k = await findKey(ctx.db, params.id);
     if (!k) throw notFound('upstream key', { id: params.id });
     return k;
   },
 
-  updateKey: async ({ params, body }: RouteInput<KeyInput, unknown, { id: number }>, ctx: BaseContext) => {
+  updateKey: async ({ params, body }, ctx) => {
     const [row] = await changeKeys(ctx, [params.id], body);
     if (!row) throw notFound('upstream key', { id: params.id });
     return maskKey(row);
   },
 
-  batchKeyStatus: async ({ body }: RouteInput<{ ids: number[]; status: string }>, ctx: BaseContext) => {
+  batchKeyStatus: async ({ body }, ctx) => {
     const rows = await changeKeys(ctx, body.ids, { status: body.status });
     const found = new Set(rows.map((r) => r.id));
     return { updated: rows.length, ids: rows.map((r) => r.id), not_found: body.ids.filter((id) => !found.has(id)) };
   },
 
-  deleteKey: async ({ params }: RouteInput<unknown, unknown, { id: number }>, ctx: BaseContext) => {
+  deleteKey: async ({ params }, ctx) => {
     const gone = await removeKeys(ctx, [params.id]);
     if (gone.length === 0) throw notFound('upstream key', { id: params.id });
     return { id: params.id, deleted: true };
   },
 
-  batchDeleteKeys: async ({ body }: RouteInput<{ ids: number[] }>, ctx: BaseContext) => {
+  batchDeleteKeys: async ({ body }, ctx) => {
     const gone = new Set((await removeKeys(ctx, body.ids)).map((k) => k.id));
     return { deleted: gone.size, ids: [...gone], not_found: body.ids.filter((id) => !gone.has(id)) };
   },
-};
+});
 
 function removeKeys(ctx: BaseContext, ids: number[]) {
   return routedChange(ctx, async (tx) => {

@@ -10,7 +10,7 @@ import { AppError, conflict } from '../../errors.js';
 import { compileBody, fieldErrors } from '../../contract/validate.js';
 import { countRefreshes, dropRegistryModelsExcept, listModels, markRolledBack, recentRefreshes, recordRefresh, upsertRegistryModels, type RefreshRow } from '../../storage/postgres/models.js';
 import { listGroups } from '../../storage/postgres/upstreams.js';
-import { modelDto } from './model-schema.js';
+import { modelDto } from './handles.js';
 import { routedChange } from './sync.js';
 
 const validPayload = compileBody({

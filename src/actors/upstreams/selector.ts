@@ -1,5 +1,5 @@
 /** Binding selectors: how a binding's selector_value resolves to one of its group's upstream models. */
-export const selectorTypes = ['exact'] as const;
+export { selectorTypes } from './handles.js';
 
 /** The upstream model a binding targets, or null when the selector matches none of the group's models. */
 export function resolveSelector(type: string, value: string, groupModels: string[]): string | null {

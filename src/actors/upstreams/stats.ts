@@ -1,6 +1,6 @@
 /** The upstream key statistics summary: counters and rates per key, per group and overall. */
-import type { BaseContext } from '../runtime/actor.js';
-import type { RouteInput } from '../../contract/input.js';
+import { implement } from '../runtime/actor.js';
+import { upstreamStats } from './handles.js';
 import { badRequest } from '../../errors.js';
 import { usageByKey, type UsageTotals } from '../../storage/postgres/upstream-usage.js';
 
@@ -16,8 +16,8 @@ const add = (a: UsageTotals, b: UsageTotals): UsageTotals => ({
   failure: a.failure + b.failure,
 });
 
-export const statsHandlers = {
-  keyStats: async ({ query }: RouteInput<unknown, { since?: number; until?: number; group_id?: number }>, ctx: BaseContext) => {
+export const statsHandlers = implement(upstreamStats, {
+  keyStats: async ({ query }, ctx) => {
     if (query.since !== undefined && query.until !== undefined && query.since > query.until) {
       throw badRequest('since must not be after until', { since: 'is after until' });
     }
@@ -37,4 +37,4 @@ export const statsHandlers = {
       keys: keys.map(withRates),
     };
   },
-};
+});

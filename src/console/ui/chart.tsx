@@ -23,7 +23,7 @@ export interface Marker {
 
 const palette = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#ec4899', '#14b8a6', '#84cc16', '#f97316', '#6366f1'];
 
-export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped, range, unit = '' }: {
+export function TimeChart({ x, series, markers = [], onPoint, height = 260, label, stepped, range, unit = '', format = short }: {
   x: number[];
   /** The window shown (Unix seconds), whatever buckets have data: one point or a change after the last bucket still fits. */
   range?: [number, number];
@@ -35,6 +35,8 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
   stepped?: boolean;
   /** Appended to the axis values and hover values ('%'). */
   unit?: string;
+  /** How axis and hover values read (money has its own form). */
+  format?: (v: number) => string;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -47,7 +49,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
     const ink = css.getPropertyValue('--muted').trim() || '#888';
     const grid = css.getPropertyValue('--grid').trim() || 'rgba(128,128,128,.2)';
     const axis = { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-    const fmt = (v: number | null) => (v === null ? '–' : short(v) + unit);
+    const fmt = (v: number | null) => (v === null ? '–' : format(v) + unit);
     const right = series.find((s) => s.right);
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth),
@@ -125,7 +127,7 @@ export function TimeChart({ x, series, markers = [], onPoint, height = 260, labe
       u.destroy();
       plot.current = null;
     };
-  }, [x, series, height, stepped, unit, range?.[0], range?.[1]]);
+  }, [x, series, height, stepped, unit, format, range?.[0], range?.[1]]);
 
   useEffect(() => plot.current?.redraw(false), [markers]);
 

@@ -6,13 +6,18 @@ import { ErrorBox } from './components';
 
 export type FormValues = Record<string, string | boolean>;
 
-/** Builds a body from the named inputs: numbers for inputMode=numeric or type=number, booleans for checkboxes, empty left out. */
+/**
+ * Builds a body from the named inputs: numbers for inputMode=numeric or type=number, booleans for checkboxes,
+ * empty left out (or null with data-empty="null": a field whose emptiness means "none", such as a budget).
+ */
 export function readForm(form: HTMLFormElement): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const el of Array.from(form.elements) as HTMLInputElement[]) {
     if (!el.name || el.disabled) continue;
     if (el.type === 'checkbox') out[el.name] = el.checked;
-    else if (el.value.trim() === '') continue;
+    else if (el.value.trim() === '') {
+      if (el.dataset.empty === 'null') out[el.name] = null;
+    }
     else if (el.type === 'number' || el.inputMode === 'numeric' || el.dataset.type === 'number') {
       // Not a number: sent as typed, so the API names the field and says why.
       const n = Number(el.value);

@@ -36,3 +36,17 @@ export const toLocalInput = (sec: number | undefined): string => {
 export const fromLocalInput = (v: string): number | undefined => (v ? Math.floor(new Date(v).getTime() / 1000) : undefined);
 
 export const nowSec = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Money in the service's one currency unit (no symbol: the unit is whatever the operator decided). Small amounts
+ * keep 4 significant digits (0.0001234), amounts of 1 and more are grouped with 2 decimals (12,345.68);
+ * `moneyExact` is the whole figure the API sent (12 decimals at most) for the title.
+ */
+const moneyLarge = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const moneySmall = new Intl.NumberFormat(undefined, { maximumSignificantDigits: 4 });
+export const money = (n: number | null | undefined): string =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n === 0 ? '0' : Math.abs(n) >= 1 ? moneyLarge.format(n) : moneySmall.format(n);
+export const moneyExact = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '' : Math.abs(n) < 1e-6 && n !== 0 ? n.toFixed(12).replace(/0+$/, '') : String(n);
+/** A sum of amounts back at the API's 12 decimals (binary floating point adds noise below them). */
+export const roundMoney = (n: number): number => Number(n.toFixed(12));

@@ -10,6 +10,7 @@ import { ApiForm } from '../ui/form';
 import type { Loaded } from '../ui/hooks';
 import type { Success } from '../api/client';
 import { KeyForm } from './key-form';
+import { Budget } from './money';
 
 export type ChildKey = Success<'/v1/tokens', 'get'>['items'][number];
 
@@ -59,6 +60,7 @@ export function ChildKeys({ list, calls, onChange, footer }: {
                   title: 'Quota',
                   cell: (k) => (k.quota_limit === -1 || k.quota_limit === undefined ? 'unlimited' : <><Num n={k.quota_used} /> / <Num n={k.quota_limit} /> {k.quota_reset_type !== 'never' && <span class="muted">{k.quota_reset_type}</span>}</>),
                 },
+                { title: 'Budget (spent / limit)', cell: (k) => <Budget b={k} /> },
                 { title: 'Models', cell: (k) => (k.model_limits_enabled && k.model_limits ? <span class="ellipsis" title={k.model_limits}>{k.model_limits}</span> : 'all') },
                 { title: 'Requests', cell: (k) => <Num n={k.request_count} />, class: 'right' },
                 { title: 'Last used', cell: (k) => (k.last_accessed_at ? <Time t={k.last_accessed_at} /> : 'never') },

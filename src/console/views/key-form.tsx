@@ -1,8 +1,9 @@
 /** The child-key form shared by the admin (a master's page) and the tenant (own keys). */
 import { Field } from '../ui/components';
 import { ApiForm } from '../ui/form';
+import { BudgetInputs, type BudgetFields } from './money';
 
-export interface KeyDefaults {
+export interface KeyDefaults extends BudgetFields {
   name?: string;
   quota_limit?: number;
   quota_reset_type?: string;
@@ -48,6 +49,7 @@ export function KeyForm({ onSubmit, cancel, label, defaults, edit }: {
               <option value="monthly">monthly</option>
             </select>
           </Field>
+          <BudgetInputs errors={e} current={edit ? d : undefined} />
           <Field label="Models allowed (comma-separated, empty: all)" name="model_limits" error={e.model_limits}>
             <input name="model_limits" defaultValue={d.model_limits ?? ''} />
           </Field>

@@ -11,6 +11,7 @@ import { Async, Confirm, ErrorBox, Field, Num, Pager, Table, Time, type Column }
 import { useAction, useApi } from '../ui/hooks';
 import { fromLocalInput, localTime, ms, num, toLocalInput } from '../ui/format';
 import type { Success } from '../api/client';
+import { Money } from './money';
 
 type LogPage = Success<'/admin/logs', 'get'>;
 type Choices = Success<'/admin/logs/filters', 'get'>;
@@ -76,6 +77,7 @@ export function Logs() {
     { title: 'Status', cell: (r) => <span class={(r.status_code ?? 0) >= 400 ? 'bad' : 'good'}>{r.status_code}</span> },
     { title: 'Latency', cell: (r) => ms(r.latency_ms), class: 'right' },
     { title: 'Tokens in/out', cell: (r) => `${num(r.tokens_in)} / ${num(r.tokens_out)}`, class: 'right' },
+    { title: 'Cost', cell: (r) => <Cost row={r} />, class: 'right' },
     { title: 'Error', cell: (r) => <span class="ellipsis">{r.error_message}</span> },
   ];
 
@@ -268,6 +270,10 @@ function Detail({ row, onClose }: { row: LogRow | undefined; onClose: () => void
             <dd>
               <Num n={row.tokens_in} /> in, <Num n={row.tokens_out} /> out
             </dd>
+            <dt>Cost</dt>
+            <dd class="log-cost">
+              <Cost row={row} />
+            </dd>
             <dt>Client IP</dt>
             <dd>{row.client_ip || '–'}</dd>
             {row.error_message && (
@@ -292,6 +298,16 @@ function Detail({ row, onClose }: { row: LogRow | undefined; onClose: () => void
     </aside>
   );
 }
+
+/** A record's cost; one whose model had no price says so (its cost counts as 0). */
+const Cost = ({ row }: { row: { cost?: number; unpriced?: number } }) =>
+  row.unpriced ? (
+    <span class="muted" title="the model had no price when the record was stored: counted as 0">
+      no price
+    </span>
+  ) : (
+    <Money n={row.cost} />
+  );
 
 function DeleteLogs({ filters, onClose, onDone }: { filters: Filters; onClose: () => void; onDone: () => void }) {
   const [before, setBefore] = useState(toLocalInput(filters.until ?? Math.floor(Date.now() / 1000)));

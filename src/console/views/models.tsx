@@ -5,10 +5,22 @@ import { Async, Badge, Confirm, ErrorBox, Field, Num, Table, Tile, Time } from '
 import { useAction, useApi } from '../ui/hooks';
 import { EditDialog, RowActions } from '../ui/crud';
 import type { Success } from '../api/client';
+import { money, moneyExact } from '../ui/format';
+import { Money } from './money';
 
 type Model = Success<'/admin/models', 'get'>[number];
 const kinds = ['chat', 'completion', 'embedding', 'image', 'audio', 'rerank'];
 const flags = ['supports_fim', 'supports_functions', 'supports_tool_choice', 'supports_vision'] as const;
+
+/** An input or output price; none set means the price per token applies, shown muted. */
+const Price = ({ n, fallback }: { n: number | null | undefined; fallback: number }) =>
+  n === null || n === undefined ? (
+    <span class="muted" title="none set: the price per token applies">
+      {money(fallback)}
+    </span>
+  ) : (
+    <Money n={n} />
+  );
 
 export function Models() {
   const models = useApi((signal) => api.get('/admin/models', { signal }), []);
@@ -67,7 +79,8 @@ export function Models() {
               { title: 'Kind', cell: (m) => m.kind },
               { title: 'Context', cell: (m) => <Num n={m.context_window} />, class: 'right' },
               { title: 'Max output', cell: (m) => <Num n={m.max_output_tokens} />, class: 'right' },
-              { title: 'Cost / token', cell: (m) => m.cost_per_token, class: 'right' },
+              { title: 'Price / token', cell: (m) => <Money n={m.cost_per_token} />, class: 'right' },
+              { title: 'Input / output price', cell: (m) => <><Price n={m.cost_per_input_token} fallback={m.cost_per_token} /> / <Price n={m.cost_per_output_token} fallback={m.cost_per_token} /></>, class: 'right' },
               { title: 'Capabilities', cell: (m) => flags.filter((f) => m[f]).map((f) => f.replace('supports_', '')).join(', ') || '–' },
               { title: 'Source', cell: (m) => <Badge value={m.source} /> },
               { title: 'Actions', cell: (m) => <RowActions onEdit={() => setEditing({ model: m })} onDelete={() => setDeleting(m)} /> },
@@ -94,7 +107,13 @@ export function Models() {
               </Field>
               <Field label="Context window" name="context_window" error={e.context_window}><input name="context_window" inputMode="numeric" defaultValue={m ? String(m.context_window) : ''} /></Field>
               <Field label="Max output tokens" name="max_output_tokens" error={e.max_output_tokens}><input name="max_output_tokens" inputMode="numeric" defaultValue={m ? String(m.max_output_tokens) : ''} /></Field>
-              <Field label="Cost per token" name="cost_per_token" error={e.cost_per_token}><input name="cost_per_token" inputMode="numeric" defaultValue={m ? String(m.cost_per_token) : ''} /></Field>
+              <Field label="Price per token (currency unit)" name="cost_per_token" error={e.cost_per_token}><input name="cost_per_token" inputMode="numeric" defaultValue={m ? moneyExact(m.cost_per_token) : ''} /></Field>
+              <Field label="Price per input token (empty: the price per token)" name="cost_per_input_token" error={e.cost_per_input_token}>
+                <input name="cost_per_input_token" inputMode="numeric" data-empty="null" defaultValue={moneyExact(m?.cost_per_input_token)} />
+              </Field>
+              <Field label="Price per output token (empty: the price per token)" name="cost_per_output_token" error={e.cost_per_output_token}>
+                <input name="cost_per_output_token" inputMode="numeric" data-empty="null" defaultValue={moneyExact(m?.cost_per_output_token)} />
+              </Field>
               {flags.map((f) => (
                 <label class="check" key={f}><input type="checkbox" name={f} defaultChecked={m?.[f] ?? false} /> {f}</label>
               ))}

@@ -3,51 +3,12 @@
  * lag, outbox), the log pipeline's dead letters (replay, delete) and the
  * audit trail with masked diffs.
  */
-import type { ComponentChildren } from 'preact';
 import { api } from '../session';
 import { setQuery, useLocation } from '../router';
 import { Async, Badge, Num, Pager, Table, Tile, Time } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { DeadLetters } from './dead-letters';
-
-/** An audit diff as "field: before → after" lines (secrets are masked by the service); other values as JSON. */
-function Diff({ value }: { value: unknown }): ComponentChildren {
-  if (value === null || value === undefined) return '–';
-  if (typeof value !== 'object' || Array.isArray(value)) return <code>{JSON.stringify(value)}</code>;
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) return '–';
-  const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-  const line = ([k, v]: [string, unknown]) => {
-    const change = v && typeof v === 'object' && ('from' in v || 'to' in v) ? (v as { from?: unknown; to?: unknown }) : undefined;
-    return (
-      <li key={k}>
-        <code>{k}</code>:{' '}
-        {change ? (
-          <>
-            <span class="from">{show(change.from)}</span> → <span class="to">{show(change.to)}</span>
-          </>
-        ) : (
-          show(v)
-        )}
-      </li>
-    );
-  };
-  // A long change shows its first fields; the rest open on demand, so one entry cannot fill the page.
-  const first = 6;
-  return (
-    <ul class="diff">
-      {entries.slice(0, first).map(line)}
-      {entries.length > first && (
-        <li>
-          <details>
-            <summary>{entries.length - first} more fields</summary>
-            <ul class="diff">{entries.slice(first).map(line)}</ul>
-          </details>
-        </li>
-      )}
-    </ul>
-  );
-}
+import { AuditChange } from './audit-change';
 
 export function Operations() {
   const { query } = useLocation();
@@ -140,7 +101,7 @@ export function Operations() {
                 { title: 'Action', cell: (i) => i.action ?? i.method },
                 { title: 'Resource', cell: (i) => `${i.resource ?? ''}${i.resource_id ? ` #${i.resource_id}` : ''}` },
                 { title: 'Status', cell: (i) => i.status },
-                { title: 'Change (secrets masked)', cell: (i) => <Diff value={i.diff ?? i.after ?? null} /> },
+                { title: 'Change (secrets masked)', cell: (i) => <AuditChange entry={i} /> },
               ]}
             />
           </>

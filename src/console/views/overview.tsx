@@ -13,7 +13,8 @@ import { TimeChart, type Marker } from '../ui/chart';
 import { rangeOf, ranges, windowOf, type RangeKey } from './common';
 import { useAuditMarkers, MarkerList } from './markers';
 import { Freshness, PipelineTiles, usePipeline } from './pipeline';
-import { PeriodSwitch, RealtimeTiles, periodOf } from './usage-parts';
+import { MetricSwitch, PeriodSwitch, RealtimeTiles, WindowTotal, metricFormat, metricOf, periodOf } from './usage-parts';
+import { Money, Unpriced } from './money';
 
 const periods = ['today', 'last7d', 'last30d', 'all'] as const;
 
@@ -30,7 +31,7 @@ export function Overview() {
   const { query } = useLocation();
   const period = periodOf(periods, query.get('period'));
   const range = rangeOf(query.get('range'));
-  const metric = query.get('metric') === 'tokens' ? 'tokens' : 'requests';
+  const metric = metricOf(query.get('metric'));
   const topN = Math.min(20, Math.max(1, Number(query.get('top_n')) || 5));
 
   const summary = useApi((signal) => api.get('/admin/dashboard/summary', { query: { period, include_trends: true }, signal }), [period]);
@@ -58,6 +59,15 @@ export function Overview() {
             <Tile label="Errors" value={<Num n={s.errors} compact />} sub={arrow(s.trends?.errors)} />
             <Tile label="Error rate" value={pct(s.error_rate)} sub={arrow(s.trends?.error_rate)} />
             <Tile label="Tokens" value={<Num n={s.tokens} compact />} sub={arrow(s.trends?.tokens)} />
+            <Tile
+              label="Cost"
+              value={<Money n={s.cost} />}
+              sub={
+                <>
+                  {arrow(s.trends?.cost)} <Unpriced n={s.unpriced} />
+                </>
+              }
+            />
             <Tile label="Avg latency" value={ms(s.avg_latency_ms)} sub={arrow(s.trends?.avg_latency_ms)} />
             <Tile label="Masters" value={<Num n={s.masters} />} />
             <Tile label="Child keys" value={<Num n={s.keys} />} />
@@ -81,13 +91,7 @@ export function Overview() {
             ))}
           </select>
         </label>
-        <label>
-          Metric{' '}
-          <select value={metric} onChange={(e) => setQuery({ metric: e.currentTarget.value === 'requests' ? undefined : e.currentTarget.value }, { push: true })}>
-            <option value="requests">requests</option>
-            <option value="tokens">tokens</option>
-          </select>
-        </label>
+        <MetricSwitch current={metric} />
         <label>
           Top models{' '}
           <input type="number" min={1} max={20} value={topN} onChange={(e) => setQuery({ top_n: e.currentTarget.value }, { push: true })} />
@@ -103,6 +107,7 @@ export function Overview() {
               x={c.x}
               series={c.series}
               markers={markers.data ?? []}
+              format={metricFormat(metric)}
               onPoint={(t, name) =>
                 navigate(
                   href('/logs', {
@@ -114,6 +119,7 @@ export function Overview() {
                 )
               }
             />
+            <WindowTotal series={c.series} metric={metric} />
             <Freshness state={pipeline} />
             <MarkerList markers={markers} />
           </>

@@ -5,26 +5,33 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../session';
-import { href, navigate } from '../router';
-import { Async, Badge, Confirm, ErrorBox, Field, Link, Modal, SecretOnce, Time } from '../ui/components';
+import { href, navigate, useLocation } from '../router';
+import { Async, Badge, Confirm, ErrorBox, Field, Link, Modal, Num, SecretOnce, Tile, Time } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { ApiForm } from '../ui/form';
 import { TimeChart } from '../ui/chart';
-import { pct } from '../ui/format';
+import { roundMoney } from '../ui/format';
 import { windowOf } from './common';
 import { ChildKeys, type KeyCalls } from './child-keys';
 import { Freshness, usePipeline } from './pipeline';
-import { RealtimeTiles } from './usage-parts';
+import { MetricSwitch, RealtimeTiles, metricFormat, metricOf } from './usage-parts';
+import { BudgetInputs, BudgetTiles, Money, Unpriced } from './money';
 
 type Dialog = 'edit' | 'freeze' | 'unfreeze' | 'reset' | 'delete' | 'access' | null;
 
 export function Tenant({ params }: { params: Record<string, string> }) {
   const id = Number(params.id);
+  const metric = metricOf(useLocation().query.get('metric'));
   const master = useApi((signal) => api.get('/admin/masters/{id}', { path: { id }, signal }), [id], 5000);
   const keys = useApi((signal) => api.get('/admin/masters/{id}/keys', { path: { id }, query: { limit: 100 }, signal }), [id]);
   const win = useMemo(() => windowOf('7d'), []);
   const usage = useApi(
-    (signal) => api.get('/admin/logs/stats/traffic-chart', { query: { since: win.since, until: win.until, granularity: 'hour', master_id: id, top_n: 5 }, signal }),
+    (signal) => api.get('/admin/logs/stats/traffic-chart', { query: { since: win.since, until: win.until, granularity: 'hour', master_id: id, top_n: 5, metric }, signal }),
+    [id, metric],
+  );
+  // The week's totals (cost and the records without a price among them) beside the chart.
+  const totals = useApi(
+    (signal) => api.get('/admin/logs/stats', { query: { since: win.since, until: win.until, group_by: 'day', master_id: id }, signal }),
     [id],
   );
   const [dialog, setDialog] = useState<Dialog>(null);
@@ -80,6 +87,7 @@ export function Tenant({ params }: { params: Record<string, string> }) {
               <Link to={href('/logs', { master_id: m.id })}>Logs of this master</Link>
             </div>
             {m.realtime && <RealtimeTiles r={m.realtime} testId="master-realtime" />}
+            <BudgetTiles b={m} />
             {dialog === 'edit' && (
               <Modal title="Edit master" onClose={close}>
                 <ApiForm label="edit master" submitLabel="Save" cancel={close} onSubmit={async (body) => (await api.put('/admin/masters/{id}', { path: { id }, body }), done())}>
@@ -89,6 +97,7 @@ export function Tenant({ params }: { params: Record<string, string> }) {
                       <Field label="Group" name="group" error={e.group}><input name="group" defaultValue={m.group} /></Field>
                       <Field label="Max child keys" name="max_child_keys" error={e.max_child_keys}><input name="max_child_keys" type="number" defaultValue={String(m.max_child_keys)} /></Field>
                       <Field label="Global QPS (0: none)" name="global_qps" error={e.global_qps}><input name="global_qps" type="number" defaultValue={String(m.global_qps)} /></Field>
+                      <BudgetInputs errors={e} current={m} />
                     </>
                   )}
                 </ApiForm>
@@ -144,15 +153,33 @@ export function Tenant({ params }: { params: Record<string, string> }) {
         )}
       </Async>
       <h2>Usage, last 7 days</h2>
+      <Async state={totals}>
+        {(t) => {
+          const sum = (f: 'requests' | 'tokens' | 'cost' | 'unpriced') => t.items.reduce((n, i) => n + i[f], 0);
+          return (
+            <div class="tiles" data-testid="master-usage">
+              <Tile label="Requests" value={<Num n={sum('requests')} compact />} />
+              <Tile label="Tokens" value={<Num n={sum('tokens')} compact />} />
+              <Tile label="Cost" value={<Money n={roundMoney(sum('cost'))} />} sub={<Unpriced n={sum('unpriced')} />} />
+            </div>
+          );
+        }}
+      </Async>
+      <div class="toolbar">
+        <MetricSwitch current={metric} />
+      </div>
       <Async state={usage} empty={(u) => (u.series.length === 0 ? 'No traffic in the last 7 days.' : false)}>
         {(u) => (
-          <TimeChart
-            label="usage of this master"
-            range={[win.since, win.until]}
-            x={u.x}
-            series={u.series}
-            onPoint={(t, name) => navigate(href('/logs', { master_id: id, since: t, until: t + 3600, model: name === 'other' ? undefined : name, series: name === 'other' ? 'other' : undefined }))}
-          />
+          <>
+            <TimeChart
+              label="usage of this master"
+              range={[win.since, win.until]}
+              x={u.x}
+              series={u.series}
+              format={metricFormat(metric)}
+              onPoint={(t, name) => navigate(href('/logs', { master_id: id, since: t, until: t + 3600, model: name === 'other' ? undefined : name, series: name === 'other' ? 'other' : undefined }))}
+            />
+          </>
         )}
       </Async>
       <Freshness state={pipeline} />

@@ -5,6 +5,7 @@ import { href, navigate, setQuery, useLocation } from '../router';
 import { Async, Badge, Field, Link, Modal, Num, PagePager, SecretOnce, Table, Time } from '../ui/components';
 import { useApi } from '../ui/hooks';
 import { ApiForm } from '../ui/form';
+import { Budget, BudgetInputs } from './money';
 
 export function Tenants() {
   const { query } = useLocation();
@@ -49,6 +50,7 @@ export function Tenants() {
                 { title: 'Child keys', cell: (m) => <Num n={m.child_keys ?? 0} />, class: 'right' },
                 { title: 'Max keys', cell: (m) => <Num n={m.max_child_keys} />, class: 'right' },
                 { title: 'QPS limit', cell: (m) => (m.global_qps ? <Num n={m.global_qps} /> : 'none'), class: 'right' },
+                { title: 'Budget (spent / limit)', cell: (m) => <Budget b={m} />, class: 'right' },
                 { title: 'Created', cell: (m) => <Time t={m.createdAt} /> },
               ]}
             />
@@ -83,6 +85,7 @@ export function Tenants() {
                 <Field label="Global QPS (0: none)" name="global_qps" error={errors.global_qps}>
                   <input name="global_qps" type="number" min={0} />
                 </Field>
+                <BudgetInputs errors={errors} />
               </>
             )}
           </ApiForm>

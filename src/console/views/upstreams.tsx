@@ -11,12 +11,13 @@ import { useApi } from '../ui/hooks';
 import { BatchStatus, EditDialog, RowActions, useSelection } from '../ui/crud';
 import { pct } from '../ui/format';
 import type { Success } from '../api/client';
+import { BatchKeys } from './upstream-batch';
 
 type Group = Success<'/admin/provider-groups', 'get'>['items'][number];
 type UpstreamKey = Success<'/admin/api-keys', 'get'>['items'][number];
 const groupTypes = ['openai', 'anthropic', 'gemini', 'openai_compatible', 'vertex', 'anthropic_oauth', 'gemini_oauth', 'openai_oauth'];
 
-type Dialog = { group: Group | undefined } | { removeGroup: Group } | { key: UpstreamKey | undefined } | { removeKey: UpstreamKey } | null;
+type Dialog = { group: Group | undefined } | { removeGroup: Group } | { key: UpstreamKey | undefined } | { removeKey: UpstreamKey } | { batch: true } | null;
 
 export function Upstreams() {
   const { query } = useLocation();
@@ -65,6 +66,7 @@ export function Upstreams() {
         onDone={keys.reload}
       >
         <button type="button" class="primary" onClick={() => setDialog({ key: undefined })}>New key</button>
+        <button type="button" onClick={() => setDialog({ batch: true })}>New keys (batch)</button>
       </BatchStatus>
       <Async state={keys} empty={(k) => (k.total === 0 ? 'No upstream keys.' : false)}>
         {(k) => (
@@ -179,6 +181,7 @@ export function Upstreams() {
           )}
         </EditDialog>
       )}
+      {dialog && 'batch' in dialog && <BatchKeys groups={groups.data?.items ?? []} groupId={groupId} onClose={close} onDone={() => (keys.reload(), stats.reload())} />}
       {dialog && 'removeGroup' in dialog && (
         <Confirm title="Delete provider group" danger confirmLabel="Delete" onCancel={close} onDone={() => (close(), groups.reload(), keys.reload())} action={() => api.delete('/admin/provider-groups/{id}', { path: { id: dialog.removeGroup.id } })}>
           <p>

@@ -3,10 +3,9 @@
  * the dashboard summary, realtime figures (system, per master, own tenant),
  * the master view with its realtime figures embedded, and tenant stats.
  */
-import type { Route } from '../route.js';
-import { idParam } from '../schema.js';
+import { actorRoute, type Route } from '../route.js';
+import { analytics } from '../../actors/analytics/handles.js';
 import type { JSONSchema } from '../../contract/validate.js';
-import { unixTime } from '../../contract/value-rules.js';
 import { masterView } from './tenancy-schemas.js';
 
 const int = { type: 'integer' };
@@ -20,19 +19,10 @@ const obj = (properties: Record<string, JSONSchema>, description?: string): JSON
   required: Object.keys(properties),
 });
 
-const rangeQuery = {
-  since: unixTime('Unix seconds, inclusive (resolved down to its minute); default: until minus 24 hours (6 hours for minute buckets)'),
-  until: unixTime('Unix seconds, exclusive (resolved up to a whole minute); must be after since; default: now'),
-};
 /** Said on every statistics read, so that a caller knows both the default window and why a record just posted is missing. */
 const statsWindow =
   'Without since/until the window is the last 24 hours (the last 6 hours for minute buckets). ' +
   'Records appear once the log writer has flushed them, up to SVC_LOG_FLUSH_MS (default 1 s) after their 202.';
-const filters = {
-  master_id: { type: 'integer', minimum: 1 },
-  key_id: { type: 'integer', minimum: 1 },
-  model: { type: 'string', minLength: 1, maxLength: 200 },
-};
 
 /** Cost and unpriced records, in every statistics answer (decisions.md, "Money"; unit: docs/spend.md). */
 const money = {
@@ -153,77 +143,49 @@ const masterWithRealtime: JSONSchema = {
   properties: { ...(masterView.properties as object), realtime: masterRealtime },
 };
 
-const actor = 'analytics';
 const statsTags = ['logs'];
 
 export const analyticsRoutes: Route[] = [
-  {
-    method: 'GET', path: '/admin/logs/stats', role: 'admin', tags: statsTags, actor, message: 'stats',
+  actorRoute(analytics.stats, {
+    method: 'GET', path: '/admin/logs/stats', role: 'admin', tags: statsTags,
     summary: 'Requests, errors, tokens and latency (average, p50/p95/p99) per model or UTC time bucket; minute ranges at most 6 h',
     description: statsWindow,
-    query: {
-      type: 'object',
-      properties: {
-        ...rangeQuery,
-        group_by: { type: 'string', enum: ['model', 'day', 'month', 'hour', 'minute'], default: 'model' },
-        ...filters,
-      },
-    },
     success: ok(groupedStatsResponse),
-  },
-  {
-    method: 'GET', path: '/admin/logs/stats/traffic-chart', role: 'admin', tags: statsTags, actor, message: 'trafficChart',
+  }),
+  actorRoute(analytics.trafficChart, {
+    method: 'GET', path: '/admin/logs/stats/traffic-chart', role: 'admin', tags: statsTags,
     summary: 'Per-model series on a shared zero-filled UTC time axis; models beyond top_n summed into `other`',
     description: statsWindow,
-    query: {
-      type: 'object',
-      properties: {
-        ...rangeQuery,
-        granularity: { type: 'string', enum: ['hour', 'minute'], default: 'hour', description: 'minute: range at most 6 h; hour: at most 31 days' },
-        top_n: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
-        metric: { type: 'string', enum: ['requests', 'tokens', 'cost'], default: 'requests', description: 'cost: sum of the records\' cost' },
-        master_id: filters.master_id,
-        key_id: filters.key_id,
-      },
-    },
     success: ok(trafficChart),
-  },
-  {
-    method: 'GET', path: '/admin/dashboard/summary', role: 'admin', tags: ['dashboard'], actor, message: 'summary',
+  }),
+  actorRoute(analytics.summary, {
+    method: 'GET', path: '/admin/dashboard/summary', role: 'admin', tags: ['dashboard'],
     summary: 'Requests, tokens, latency, error rate and entity counts for a period; optional trends against the previous period',
-    query: {
-      type: 'object',
-      properties: {
-        period: { type: 'string', enum: ['today', 'last7d', 'last30d', 'all'], default: 'today' },
-        include_trends: { type: 'boolean', default: false },
-      },
-    },
     success: ok(summary),
-  },
-  {
-    method: 'GET', path: '/admin/realtime', role: 'admin', tags: ['dashboard'], actor, message: 'realtime',
+  }),
+  actorRoute(analytics.realtime, {
+    method: 'GET', path: '/admin/realtime', role: 'admin', tags: ['dashboard'],
     summary: 'System-wide requests, tokens and QPS over the last minute and the last 5 minutes',
     success: ok(systemRealtime),
-  },
-  {
-    method: 'GET', path: '/admin/masters/{id}', role: 'admin', tags: ['masters'], params: idParam, actor, message: 'masterDetail',
+  }),
+  actorRoute(analytics.masterDetail, {
+    method: 'GET', path: '/admin/masters/{id}', role: 'admin', tags: ['masters'],
     summary: 'Read a master, with its realtime figures embedded',
     success: ok(masterWithRealtime),
-  },
-  {
-    method: 'GET', path: '/admin/masters/{id}/realtime', role: 'admin', tags: ['masters'], params: idParam, actor, message: 'masterRealtime',
+  }),
+  actorRoute(analytics.masterRealtime, {
+    method: 'GET', path: '/admin/masters/{id}/realtime', role: 'admin', tags: ['masters'],
     summary: "A master's requests, tokens, QPS and rate-limit status against its global_qps",
     success: ok(masterRealtime),
-  },
-  {
-    method: 'GET', path: '/v1/realtime', role: 'master', tags: ['tenant'], actor, message: 'tenantRealtime',
+  }),
+  actorRoute(analytics.tenantRealtime, {
+    method: 'GET', path: '/v1/realtime', role: 'master', tags: ['tenant'],
     summary: 'Own requests, tokens, QPS and rate-limit status',
     success: ok(masterRealtime),
-  },
-  {
-    method: 'GET', path: '/v1/stats', role: 'master', tags: ['tenant'], actor, message: 'tenantStats',
+  }),
+  actorRoute(analytics.tenantStats, {
+    method: 'GET', path: '/v1/stats', role: 'master', tags: ['tenant'],
     summary: 'Own usage for a period: totals, by model and by UTC day',
-    query: { type: 'object', properties: { period: { type: 'string', enum: ['today', 'last7d', 'last30d'], default: 'today' } } },
     success: ok(tenantStats),
-  },
+  }),
 ];

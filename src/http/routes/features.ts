@@ -1,6 +1,6 @@
 /** Runtime feature flags (admin). */
-import { flagSchema } from '../../actors/features/flags.js';
-import type { Route } from '../route.js';
+import { features } from '../../actors/features/handles.js';
+import { actorRoute, type Route } from '../route.js';
 
 const flagsView = {
   type: 'object',
@@ -16,25 +16,20 @@ const flagsView = {
 };
 
 export const featureRoutes: Route[] = [
-  {
+  actorRoute(features.get, {
     method: 'GET',
     path: '/admin/features',
     role: 'admin',
     summary: 'All feature flags with their effective values, log overrides included',
     tags: ['features'],
     success: { status: 200, schema: flagsView },
-    actor: 'features',
-    message: 'get',
-  },
-  {
+  }),
+  actorRoute(features.update, {
     method: 'PUT',
     path: '/admin/features',
     role: 'admin',
     summary: 'Set flags (object of flag name to value); 0 clears a log override',
     tags: ['features'],
-    body: flagSchema,
     success: { status: 200, schema: flagsView },
-    actor: 'features',
-    message: 'update',
-  },
+  }),
 ];

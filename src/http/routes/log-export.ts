@@ -7,10 +7,7 @@ import { Streamed, handlerRoute, type Route } from '../route.js';
 import type { RouteInput } from '../../contract/input.js';
 import type { AppContext } from '../context.js';
 import type { JSONSchema } from '../../contract/validate.js';
-import { logFilters } from './logs.js';
-
-/** The list's filters without its paging. */
-const { limit: _limit, offset: _offset, ...exportFilters } = logFilters;
+import { logs } from '../../actors/logs/handles.js';
 
 const columns =
   'id, created_at, master_id, key_id, group, model, status_code, latency_ms, tokens_in, tokens_out, request_size, ' +
@@ -31,11 +28,12 @@ const exportRoute = (path: string, role: 'admin' | 'master', summary: string, ta
     role,
     summary,
     tags: [tag],
-    query: { type: 'object', properties: exportFilters },
+    // The list's filters without its paging: the export's handle declares them.
+    query: logs.export.input.query,
     produces: 'text/csv; charset=utf-8',
     success: { status: 200, schema: csv, description: 'streamed (chunked); ends early with a closed connection if the store fails midway' },
     handler: async (input: RouteInput, app: AppContext) => {
-      const body = await app.ask<AsyncIterableIterator<Uint8Array>>('logs', 'export', input);
+      const body = await app.ask<AsyncIterableIterator<Uint8Array>>(logs.export.actor, logs.export.message, input);
       return new Streamed(body, {
         'Content-Disposition': `attachment; filename="${fileName(app.now())}"`,
         'Cache-Control': 'no-store',

@@ -3,11 +3,11 @@
  * per dimension the values present in a window with their request counts,
  * read from the rollups, busiest first and at most `limit` of each.
  */
-import type { Route } from '../route.js';
+import { actorRoute, type Route } from '../route.js';
+import { analytics } from '../../actors/analytics/handles.js';
 import type { JSONSchema } from '../../contract/validate.js';
 
 const int = { type: 'integer' };
-const unix = (description: string) => ({ type: 'integer', minimum: 0, maximum: 4102444800, description });
 
 const facet = (value: JSONSchema, description: string): JSONSchema => ({
   type: 'object',
@@ -39,19 +39,6 @@ const choices: JSONSchema = {
   required: ['since', 'until', 'limit', 'total', 'masters', 'keys', 'models', 'groups', 'status_classes'],
 };
 
-const query = (withMaster: boolean): JSONSchema => ({
-  type: 'object',
-  properties: {
-    since: unix('Unix seconds, inclusive; default: the beginning'),
-    until: unix('Unix seconds, exclusive; default: no bound'),
-    ...(withMaster ? { master_id: { type: 'integer', minimum: 0 } } : {}),
-    key_id: { type: 'integer', minimum: 0 },
-    model: { type: 'string', maxLength: 200 },
-    group: { type: 'string', maxLength: 200 },
-    limit: { type: 'integer', minimum: 1, default: 20, description: 'values kept per dimension, the busiest; at most 100' },
-  },
-});
-
 const summary =
   'Values present in the window per dimension (masters, keys, models, groups, status classes) with their request counts, ' +
   "from the rollups, exact to the second; each dimension is counted under the other dimensions' filters, not its own";
@@ -68,23 +55,23 @@ const fresh: JSONSchema = {
 };
 
 export const logFilterRoutes: Route[] = [
-  {
+  actorRoute(analytics.freshness, {
     method: 'GET', path: '/admin/logs/freshness', role: 'admin', tags: ['logs'],
     summary: 'The newest stored log record: how fresh every chart and list is (records still buffered are not in it)',
-    success: { status: 200, schema: fresh }, actor: 'analytics', message: 'freshness',
-  },
-  {
+    success: { status: 200, schema: fresh },
+  }),
+  actorRoute(analytics.freshness, {
     method: 'GET', path: '/v1/logs/freshness', role: 'master', tags: ['tenant'],
     summary: "The tenant's newest stored log record",
-    success: { status: 200, schema: fresh }, actor: 'analytics', message: 'freshness',
-  },
-  {
+    success: { status: 200, schema: fresh },
+  }),
+  actorRoute(analytics.filterChoices, {
     method: 'GET', path: '/admin/logs/filters', role: 'admin', summary, tags: ['logs'],
-    query: query(true), success: { status: 200, schema: choices }, actor: 'analytics', message: 'filterChoices',
-  },
-  {
+    success: { status: 200, schema: choices },
+  }),
+  actorRoute(analytics.tenantFilterChoices, {
     method: 'GET', path: '/v1/logs/filters', role: 'master', tags: ['tenant'],
     summary: "The tenant's own filter choices (as /admin/logs/filters, for its own records only)",
-    query: query(false), success: { status: 200, schema: choices }, actor: 'analytics', message: 'filterChoices',
-  },
+    success: { status: 200, schema: choices },
+  }),
 ];

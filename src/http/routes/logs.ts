@@ -1,12 +1,11 @@
 /** Log ingestion (the data plane), log pages and deletion (admin), own logs (tenant). */
 import { AppError } from '../../errors.js';
-import { logRecordSchema } from '../../actors/logs/record.js';
 import { isNdjson } from '../../actors/logs/parse.js';
 import { logViewFields } from '../../actors/logs/view.js';
-import { rawRoute, type Route } from '../route.js';
+import { actorRoute, rawRoute, type Route } from '../route.js';
+import { logs } from '../../actors/logs/handles.js';
 import { deletedAt } from '../schema.js';
 import type { JSONSchema } from '../../contract/validate.js';
-import { logDateTime, unixTime } from '../../contract/value-rules.js';
 
 const MiB = 1024 * 1024;
 const int = { type: 'integer' };
@@ -53,35 +52,6 @@ const deadLetter: JSONSchema = {
   required: ['id', 'table', 'records', 'code', 'message', 'at', 'bytes', 'sample'],
 };
 
-const deadLetterParams: JSONSchema = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', pattern: '^[0-9]{13}-[0-9]{6}$' } },
-};
-
-export const logFilters: Record<string, JSONSchema> = {
-  master_id: { type: 'integer', minimum: 0 },
-  key_id: { type: 'integer', minimum: 0 },
-  model: { type: 'string', maxLength: 200 },
-  group: { type: 'string', maxLength: 200 },
-  status_code: { type: 'integer', minimum: 0, maximum: 999 },
-  since: unixTime('Unix seconds, inclusive'),
-  until: unixTime('Unix seconds, exclusive'),
-  error_only: { type: 'boolean', description: 'only status >= 400 or a non-empty error_message' },
-  limit: { type: 'integer', minimum: 1, default: 50, description: 'at most 200' },
-  offset: { type: 'integer', minimum: 0, default: 0 },
-};
-
-/** The lists' filters plus keyset paging; the export takes the filters alone. */
-const logListQuery: Record<string, JSONSchema> = {
-  ...logFilters,
-  cursor: {
-    type: 'string',
-    pattern: '^[0-9]{1,15}-[0-9]{1,20}$',
-    description: "a page's next_cursor: the records after that page's last one (newest first; offset then skips from there)",
-  },
-};
-
 const logPage: JSONSchema = {
   type: 'object',
   properties: {
@@ -95,31 +65,27 @@ const logPage: JSONSchema = {
 };
 
 /** The admin's and the tenant's log lists: one declaration, the actor narrows a tenant to its own records. */
-const logListRoute = (path: string, role: 'admin' | 'master', summary: string, tag: string): Route => ({
-  method: 'GET',
-  path,
-  role,
-  summary,
-  description:
-    'A record is listed once the log writer has flushed it to ClickHouse: up to SVC_LOG_FLUSH_MS (default 1 s) after ' +
-    'its 202, longer while ClickHouse is slow or down (the record waits in memory or in the spool, never lost).',
-  tags: [tag],
-  query: { type: 'object', properties: logListQuery },
-  success: { status: 200, schema: logPage },
-  actor: 'logs',
-  message: 'list',
-});
+const logListRoute = (path: string, role: 'admin' | 'master', summary: string, tag: string): Route =>
+  actorRoute(logs.list, {
+    method: 'GET',
+    path,
+    role,
+    summary,
+    description:
+      'A record is listed once the log writer has flushed it to ClickHouse: up to SVC_LOG_FLUSH_MS (default 1 s) after ' +
+      'its 202, longer while ClickHouse is slow or down (the record waits in memory or in the spool, never lost).',
+    tags: [tag],
+    success: { status: 200, schema: logPage },
+  });
 
 export const logRoutes: Route[] = [
-  rawRoute({
+  rawRoute(logs.ingest, {
     method: 'POST',
     path: '/logs',
     role: 'public',
-    raw: true,
     summary: 'Ingest one LogRecord, a JSON array of them, or NDJSON (application/x-ndjson); 202 once accepted',
     description: 'Accepted records become readable (lists, statistics) when their batch is written: within SVC_LOG_FLUSH_MS (default 1 s) while ClickHouse keeps up.',
     tags: ['logs'],
-    body: { oneOf: [logRecordSchema, { type: 'array', items: logRecordSchema }] },
     bodyLimit: 16 * MiB,
     success: {
       status: 202,
@@ -132,42 +98,27 @@ export const logRoutes: Route[] = [
       if (!batch && input.body.length > 4 * MiB) {
         throw new AppError('payload_too_large', `a single log record may be at most ${4 * MiB} bytes`, { limit: 4 * MiB });
       }
-      return app.ask('logs', 'ingest', input);
+      return app.ask(logs.ingest.actor, logs.ingest.message, input);
     },
   }),
   logListRoute('/admin/logs', 'admin', 'Log records, newest first, with request bodies; total is exact', 'logs'),
-  {
+  actorRoute(logs.delete, {
     method: 'DELETE',
     path: '/admin/logs',
     role: 'admin',
     summary: 'Delete log records created before `before` (RFC 3339), optionally narrowed; rollups follow',
     tags: ['logs'],
-    query: {
-      type: 'object',
-      required: ['before'],
-      properties: {
-        before: logDateTime('RFC 3339; records created before it are deleted'),
-        master_id: logFilters.master_id!,
-        key_id: logFilters.key_id!,
-        model: logFilters.model!,
-        status_code: logFilters.status_code!,
-      },
-    },
     success: { status: 200, schema: { type: 'object', properties: { deleted: int }, required: ['deleted'] } },
-    actor: 'logs',
-    message: 'delete',
-  },
-  {
+  }),
+  actorRoute(logs.pipeline, {
     method: 'GET',
     path: '/admin/logs/pipeline',
     role: 'admin',
     summary: 'The log pipeline: records accepted, stored, pending and dead-lettered, status, last insert error, newest stored record',
     tags: ['logs'],
     success: { status: 200, schema: pipelineStatus },
-    actor: 'logs',
-    message: 'pipeline',
-  },
-  {
+  }),
+  actorRoute(logs.deadLetters, {
     method: 'GET',
     path: '/admin/logs/dead-letters',
     role: 'admin',
@@ -181,16 +132,13 @@ export const logRoutes: Route[] = [
         required: ['items', 'total', 'records'],
       },
     },
-    actor: 'logs',
-    message: 'deadLetters',
-  },
-  {
+  }),
+  actorRoute(logs.replayDeadLetter, {
     method: 'POST',
     path: '/admin/logs/dead-letters/{id}/replay',
     role: 'admin',
     summary: "Insert a dead letter's rows again; rows refused again stay in it (remains: true), with the new error",
     tags: ['logs'],
-    params: deadLetterParams,
     success: {
       status: 200,
       schema: {
@@ -199,19 +147,14 @@ export const logRoutes: Route[] = [
         required: ['id', 'stored', 'refused', 'remains', 'error'],
       },
     },
-    actor: 'logs',
-    message: 'replayDeadLetter',
-  },
-  {
+  }),
+  actorRoute(logs.deleteDeadLetter, {
     method: 'DELETE',
     path: '/admin/logs/dead-letters/{id}',
     role: 'admin',
     summary: 'Discard a dead letter and its rows',
     tags: ['logs'],
-    params: deadLetterParams,
     success: { status: 200, schema: { type: 'object', properties: { id: str, deleted: { type: 'boolean' } }, required: ['id', 'deleted'] } },
-    actor: 'logs',
-    message: 'deleteDeadLetter',
-  },
+  }),
   logListRoute('/v1/logs', 'master', "The tenant's own log records (same filters as the admin list; master_id is always the caller)", 'tenant'),
 ];

@@ -1,7 +1,7 @@
 /** The model capability registry, the remote model registry and the full store sync (admin). */
-import type { Route } from '../route.js';
-import { idParam, timestamps } from '../schema.js';
-import { modelDto, modelDtoProperties } from '../../actors/upstreams/model-schema.js';
+import { actorRoute, type Route } from '../route.js';
+import { timestamps } from '../schema.js';
+import { modelDtoProperties, models, storeSync } from '../../actors/upstreams/handles.js';
 
 const modelView = {
   type: 'object',
@@ -28,29 +28,27 @@ const registryStatus = {
 };
 const names = { type: 'array', items: { type: 'string' } };
 
-const models = { role: 'admin' as const, actor: 'models', tags: ['models'] };
-const registry = { role: 'admin' as const, actor: 'models', tags: ['model-registry'] };
+const model = { role: 'admin' as const, tags: ['models'] };
+const registry = { role: 'admin' as const, tags: ['model-registry'] };
 
 export const modelRoutes: Route[] = [
-  { ...models, method: 'GET', path: '/admin/models', summary: 'All models of the capability registry', success: { status: 200, schema: { type: 'array', items: modelView } }, message: 'list' },
-  { ...models, method: 'POST', path: '/admin/models', summary: 'Create a model (ModelDTO)', body: modelDto, success: { status: 201, schema: modelView }, message: 'create' },
-  { ...models, method: 'GET', path: '/admin/models/{id}', summary: 'Read a model', params: idParam, success: { status: 200, schema: modelView }, message: 'get' },
-  {
-    ...models, method: 'PUT', path: '/admin/models/{id}', summary: 'Update a model (ModelDTO fields given)', params: idParam,
-    body: { ...modelDto, required: [], minProperties: 1 }, success: { status: 200, schema: modelView }, message: 'update',
-  },
-  {
-    ...models, method: 'DELETE', path: '/admin/models/{id}', summary: 'Delete a model', params: idParam,
+  actorRoute(models.list, { ...model, method: 'GET', path: '/admin/models', summary: 'All models of the capability registry', success: { status: 200, schema: { type: 'array', items: modelView } } }),
+  actorRoute(models.create, { ...model, method: 'POST', path: '/admin/models', summary: 'Create a model (ModelDTO)', success: { status: 201, schema: modelView } }),
+  actorRoute(models.get, { ...model, method: 'GET', path: '/admin/models/{id}', summary: 'Read a model', success: { status: 200, schema: modelView } }),
+  actorRoute(models.update, {
+    ...model, method: 'PUT', path: '/admin/models/{id}', summary: 'Update a model (ModelDTO fields given)',
+    success: { status: 200, schema: modelView },
+  }),
+  actorRoute(models.delete, {
+    ...model, method: 'DELETE', path: '/admin/models/{id}', summary: 'Delete a model',
     success: { status: 200, schema: { type: 'object', properties: { id: { type: 'integer' }, deleted: { type: 'boolean' } }, required: ['id', 'deleted'] } },
-    message: 'delete',
-  },
-  {
+  }),
+  actorRoute(models.registryRefresh, {
     ...registry, method: 'POST', path: '/admin/model-registry/refresh', summary: 'Fetch the registry at ref from SVC_MODEL_REGISTRY_URL and apply it',
-    body: { type: 'object', additionalProperties: false, properties: { ref: { type: 'string', minLength: 1, maxLength: 200, default: 'main' } } },
-    success: { status: 200, schema: registryStatus }, message: 'registryRefresh',
-  },
-  { ...registry, method: 'GET', path: '/admin/model-registry/status', summary: 'The current and previous registry refresh', success: { status: 200, schema: registryStatus }, message: 'registryStatus' },
-  {
+    success: { status: 200, schema: registryStatus },
+  }),
+  actorRoute(models.registryStatus, { ...registry, method: 'GET', path: '/admin/model-registry/status', summary: 'The current and previous registry refresh', success: { status: 200, schema: registryStatus } }),
+  actorRoute(models.registryCheck, {
     ...registry, method: 'POST', path: '/admin/model-registry/check', summary: 'Compare the registry with the models provider groups declare',
     success: {
       status: 200,
@@ -65,11 +63,10 @@ export const modelRoutes: Route[] = [
         required: ['ok', 'groups', 'unknown_models', 'unserved_models'],
       },
     },
-    message: 'registryCheck',
-  },
-  { ...registry, method: 'POST', path: '/admin/model-registry/rollback', summary: 'Re-apply the previous registry refresh (409 when there is none)', success: { status: 200, schema: registryStatus }, message: 'registryRollback' },
-  {
-    role: 'admin', actor: 'sync', tags: ['sync'], method: 'POST', path: '/admin/sync/snapshot',
+  }),
+  actorRoute(models.registryRollback, { ...registry, method: 'POST', path: '/admin/model-registry/rollback', summary: 'Re-apply the previous registry refresh (409 when there is none)', success: { status: 200, schema: registryStatus } }),
+  actorRoute(storeSync.snapshot, {
+    role: 'admin', tags: ['sync'], method: 'POST', path: '/admin/sync/snapshot',
     summary: 'Write every key the data plane reads (masters, keys, flags, routing, then the layout version) to the shared store through the outbox, removing stale routing keys',
     success: {
       status: 200,
@@ -90,6 +87,5 @@ export const modelRoutes: Route[] = [
         required: ['status', 'masters', 'keys', 'version', 'groups', 'binding_keys', 'removed'],
       },
     },
-    message: 'snapshot',
-  },
+  }),
 ];

@@ -1,20 +1,11 @@
 /** Spend (docs/spend.md): pricing stored log records from current prices. */
-import type { Route } from '../route.js';
-import { unixTime } from '../../contract/value-rules.js';
+import { actorRoute, type Route } from '../route.js';
+import { logs } from '../../actors/logs/handles.js';
 
 export const spendRoutes: Route[] = [
-  {
-    method: 'POST', path: '/admin/logs/cost-backfill', role: 'admin', tags: ['spend'], actor: 'logs', message: 'costBackfill',
+  actorRoute(logs.costBackfill, {
+    method: 'POST', path: '/admin/logs/cost-backfill', role: 'admin', tags: ['spend'],
     summary: 'Price stored log records from the current prices (rows written before prices existed); answers how many rows were priced and unpriced',
-    body: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        since: unixTime('Unix seconds, inclusive; absent: the oldest record'),
-        until: unixTime('Unix seconds, exclusive; absent: now'),
-        only_zero: { type: 'boolean', default: true, description: 'only rows whose cost is 0 (true), or every row of the slice (false)' },
-      },
-    },
     success: {
       status: 200,
       schema: {
@@ -26,5 +17,5 @@ export const spendRoutes: Route[] = [
         required: ['priced', 'unpriced'],
       },
     },
-  },
+  }),
 ];

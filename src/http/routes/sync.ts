@@ -1,5 +1,6 @@
 /** Configuration versions: data-plane acknowledgements and the admin's view of every node. */
-import { handlerRoute, type Route } from '../route.js';
+import { actorRoute, handlerRoute, type Route } from '../route.js';
+import { configSync } from '../../actors/sync/handles.js';
 import type { StoreWatchState } from '../../actors/sync/store-watch.js';
 
 const int = { type: 'integer' };
@@ -53,28 +54,17 @@ const storeData = {
 };
 
 export const syncRoutes: Route[] = [
-  {
+  actorRoute(configSync.ack, {
     method: 'POST',
     path: '/internal/config/ack',
     role: 'internal',
     summary: 'A data-plane node reports the configuration version it has applied',
     tags: ['internal'],
-    body: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['node_id', 'version'],
-      properties: {
-        node_id: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
-        version: { type: 'integer', minimum: 0 },
-      },
-    },
     success: {
       status: 200,
       schema: { type: 'object', properties: { node_id: str, version: int, config_version: int, lag: int } },
     },
-    actor: 'config-sync',
-    message: 'ack',
-  },
+  }),
   handlerRoute({
     method: 'GET',
     path: '/admin/sync/status',

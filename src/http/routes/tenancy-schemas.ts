@@ -4,18 +4,8 @@ import type { JSONSchema } from '../../contract/validate.js';
 
 const str = { type: 'string' };
 const int = { type: 'integer' };
-const maxInt32 = 2_147_483_647;
-
-export const namespaceName: JSONSchema = { type: 'string', maxLength: 64, pattern: '^$|^[A-Za-z0-9][A-Za-z0-9._-]*$' };
-export const namespaceList: JSONSchema = { type: 'array', maxItems: 100, items: { ...namespaceName, minLength: 1 } };
-
 const nullableTime = { type: ['string', 'null'] };
 
-/** Budgets (docs/spend.md): an amount in the currency unit, null for none, and its period (the quota periods). */
-export const budgetInput = {
-  budget: { type: ['number', 'null'], minimum: 0, maximum: 1e15, description: 'spend limit in the currency unit per period (docs/spend.md); null: none' },
-  budget_period: { type: 'string', enum: ['never', 'daily', 'weekly', 'monthly'], description: 'UTC periods like quota_reset_type; default never' },
-};
 const budgetOutput = {
   budget: { type: ['number', 'null'] },
   budget_period: str,
@@ -49,42 +39,6 @@ export const masterWithKey: JSONSchema = {
   properties: { ...(masterView.properties as object), master_key: str },
   required: [...(masterView.required as string[]), 'master_key'],
 };
-
-const masterFields = {
-  name: { type: 'string', minLength: 1, maxLength: 100 },
-  group: { type: 'string', minLength: 1, maxLength: 100 },
-  max_child_keys: { type: 'integer', minimum: 0, maximum: maxInt32 },
-  global_qps: { type: 'integer', minimum: 0, maximum: maxInt32 },
-  ...budgetInput,
-};
-
-export const masterCreateBody: JSONSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: masterFields,
-  required: ['name', 'group'],
-};
-
-export const masterUpdateBody: JSONSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: masterFields };
-
-export const masterAccessBody: JSONSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    default_namespace: namespaceName,
-    allowed_namespaces: namespaceList,
-    propagate: { type: 'boolean', default: false, description: 'apply to the master\'s existing child keys as well' },
-  },
-};
-
-export const keyAccessBody: JSONSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { default_namespace: namespaceName, allowed_namespaces: namespaceList },
-};
-
 
 /** The identity fields of a key (what whoami shows). */
 const keyIdentityProps = {
@@ -130,33 +84,6 @@ export const keyWithSecret: JSONSchema = {
   properties: { ...(keyView.properties as object), key_secret: str },
   required: [...(keyView.required as string[]), 'key_secret'],
 };
-
-/** Key options accepted on issue and update. */
-const keyFields = {
-  name: { type: 'string', maxLength: 100 },
-  scopes: { type: 'string', maxLength: 255, description: 'free-form business label' },
-  quota_limit: { type: 'integer', minimum: -1, maximum: Number.MAX_SAFE_INTEGER, description: 'total tokens; -1 unlimited' },
-  quota_reset_type: { type: 'string', enum: ['never', 'daily', 'weekly', 'monthly'] },
-  model_limits_enabled: { type: 'boolean' },
-  model_limits: { type: 'string', maxLength: 4096, description: 'comma-separated model names' },
-  allow_ips: { type: 'string', maxLength: 4096, description: 'comma-separated IPs or CIDR ranges' },
-  deny_ips: { type: 'string', maxLength: 4096, description: 'comma-separated IPs or CIDR ranges' },
-  default_namespace: namespaceName,
-  allowed_namespaces: namespaceList,
-  status: { type: 'string', enum: ['active', 'suspended'] },
-  expires_at: { type: ['string', 'null'], format: 'date-time', description: 'RFC 3339, in the future; null: never' },
-  ...budgetInput,
-};
-
-export const keyBudgetBody: JSONSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: budgetInput };
-
-export const keyIssueBody: JSONSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { group: { type: 'string', minLength: 1, maxLength: 100, description: 'defaults to the master\'s group' }, ...keyFields },
-};
-
-export const keyUpdateBody: JSONSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: keyFields };
 
 /** whoami: one shape for the three kinds of caller. */
 export const identityView: JSONSchema = {

@@ -1,17 +1,16 @@
 /** POST /internal/stats/flush: usage counters reported by the data plane. */
-import { flushBodySchema } from '../../actors/tenancy/flush-body.js';
-import type { Route } from '../route.js';
+import { tenancyUsage } from '../../actors/tenancy/handles.js';
+import { actorRoute, type Route } from '../route.js';
 
 export const usageRoutes: Route[] = [
-  {
+  // The handle's parser is `bytes`: the body's bytes go to the worker, which validates them with this route's schema.
+  actorRoute(tenancyUsage.flush, {
     method: 'POST',
     path: '/internal/stats/flush',
     role: 'internal',
     summary: 'Add per-key and per-upstream-key counters, atomically; a repeated flush_id within 10 minutes is not applied twice',
     tags: ['internal'],
     bodyLimit: 16 * 1024 * 1024,
-    body: flushBodySchema,
-    bodyBytes: true,
     success: {
       status: 200,
       schema: {
@@ -20,7 +19,5 @@ export const usageRoutes: Route[] = [
         required: ['accepted_keys', 'accepted_upstream_keys'],
       },
     },
-    actor: 'tenancy-usage',
-    message: 'flush',
-  },
+  }),
 ];

@@ -71,8 +71,8 @@ export async function migrateClickHouse(
       );
       done.push(file.name);
     }
-    // Also clears a mark whose file was recorded just before a crash.
-    await ch.command('TRUNCATE TABLE schema_migrations_dirty');
+    // Also clears a mark whose file was recorded just before a crash; an up-to-date start with no mark has nothing to clear.
+    if (dirty.length || done.length) await ch.command('TRUNCATE TABLE schema_migrations_dirty');
     await ensureRollupViews(ch);
     return done;
   });

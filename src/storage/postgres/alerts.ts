@@ -7,12 +7,10 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { idRow, jsonObject, noRows, time } from './row-types.js';
 
-/** The values the alerts table's text columns hold; the alert domain gives their rules (src/actors/alerts/values.ts). */
-export const severities = ['info', 'warning', 'critical'] as const;
-export const statuses = ['active', 'acknowledged', 'resolved', 'dismissed'] as const;
+// The values the alerts table's text columns hold (src/contract/alert-values.ts); the alert domain gives their rules.
+import { severities, statuses, type AlertStatus, type Severity } from '../../contract/alert-values.js';
 
-export type Severity = (typeof severities)[number];
-export type AlertStatus = (typeof statuses)[number];
+export { severities, statuses, type AlertStatus, type Severity };
 
 // Row schemas: each read below is typed by one, and its rows are checked against it (./result-parser.ts).
 const count = z.object({ count: z.number().int() });

@@ -71,12 +71,18 @@ function acquireLock(dir: string): () => void {
 
 export async function startEmbedded(
   dataDir: string,
-  opts: { maxConnections?: number; sharedBuffersMb?: number } = {},
+  opts: {
+    maxConnections?: number;
+    sharedBuffersMb?: number;
+    /** Called once the lock is taken, before PGlite starts: the service then opens the data directory's other stores. */
+    onLocked?: () => void;
+  } = {},
 ): Promise<EmbeddedPostgres> {
   const dir = path.resolve(dataDir);
   // PGlite creates only the last path segment.
   fs.mkdirSync(dir, { recursive: true });
   const release = acquireLock(dir);
+  opts.onLocked?.();
   let db: PGlite | undefined;
   try {
     db = new PGlite({

@@ -19,10 +19,13 @@ export async function openDatabase(opts: {
   maxPoolSize?: number;
   /** Embedded only: PGlite's buffer pool (default: the setting's). */
   sharedBuffersMb?: number;
+  /** Called once the embedded data directory is locked to this process (at once with a server): see startEmbedded. */
+  onLocked?: () => void;
 }): Promise<Database> {
+  if (opts.url) opts.onLocked?.();
   const embedded = opts.url
     ? undefined
-    : await startEmbedded(path.join(opts.dataDir, 'postgres'), { sharedBuffersMb: opts.sharedBuffersMb });
+    : await startEmbedded(path.join(opts.dataDir, 'postgres'), { sharedBuffersMb: opts.sharedBuffersMb, onLocked: opts.onLocked });
   const url = opts.url ?? embedded!.url;
   let pool: DatabasePool;
   try {

@@ -103,11 +103,15 @@ export class Backlog {
     const data = joinLines(left);
     const records = countLines(data);
     if (head.fromSpool) {
+      // The spool file is what a crash replays: the retry inserts the same joined bytes, under the same token.
       await this.spool.replaceHead(data, records, head.batch.columns);
     } else {
       this.memoryBytes += data.length - head.batch.data.length;
       head.batch.data = data;
       head.batch.records = records;
+      // Kept as the pieces they were, not one joined insert: a crash would replay the whole batch from its
+      // write-ahead segment, cut the same way, and only the same bytes carry the same deduplication tokens.
+      head.batch.pieces = piecesOf(data, left);
     }
   }
 
@@ -130,7 +134,9 @@ export class Backlog {
     this.onSpooled?.(batch.records);
     this.spoolChain = this.spoolChain
       .then(async () => {
-        await this.spool.append(batch.data, batch.records, batch.columns);
+        // The pieces left of an interrupted isolation go as one spool file each, so they keep their bytes (and tokens).
+        if (batch.pieces) for (const p of batch.pieces) await this.spool.append(p, countLines(p), batch.columns);
+        else await this.spool.append(batch.data, batch.records, batch.columns);
         batch.segment?.doneWith(); // its rows are on disk in the spool now
       })
       .catch((err: unknown) => {
@@ -147,4 +153,16 @@ export class Backlog {
 
   /** Told of each batch sent to the spool (records), for the writer's statistics. */
   onSpooled?: (records: number) => void;
+}
+
+/** `left`'s pieces as views of `data`, their concatenation (each piece ends with its newline). */
+function piecesOf(data: Buffer, left: readonly Buffer[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  let at = 0;
+  for (const p of left) {
+    const end = at + p.length + (p[p.length - 1] === 0x0a ? 0 : 1);
+    pieces.push(data.subarray(at, end));
+    at = end;
+  }
+  return pieces;
 }

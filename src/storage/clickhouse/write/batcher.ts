@@ -20,13 +20,23 @@ export interface Batch {
   segment?: WalSegment;
   /** Read back from the write-ahead file at start: its first insert may have been cut short by the crash. */
   recovered?: boolean;
+  /**
+   * What an outage left of an isolation (a refused batch cut in halves): the pieces not yet stored, in order, views
+   * of `data`. They are inserted as they are, not joined, so that their bytes and tokens match a replay's.
+   */
+  pieces?: Buffer[];
 }
 
-/** Where committed lines go as well, in `durable` acknowledgement (wal.ts). */
+/**
+ * The write-ahead file, as the batcher sees it (wal.ts): in `durable` and `fsync` acknowledgement every committed
+ * line is appended as it comes; in `memory` acknowledgement nothing is appended and each sealed batch is written
+ * whole instead (`perBatch`), so that a crash between `logs` and its views is still replayed.
+ */
 export interface LineLog {
+  readonly perBatch: boolean;
   append(bytes: Buffer): void;
-  /** The lines so far make a batch: they are closed in one segment, returned. */
-  rotate(): WalSegment;
+  /** The lines so far make a batch (`data`): they are closed in one segment, returned. */
+  rotate(data: Buffer): WalSegment;
 }
 
 export interface BatcherOptions {
@@ -73,7 +83,7 @@ export class LineBatcher {
   /** Counts the line last written: `records` records of `masters`. */
   commit(bytes: number, records: number, masters: number | Iterable<number>): void {
     this.buffer![this.bytes + bytes - 1] = 0x0a;
-    this.wal?.append(this.buffer!.subarray(this.bytes, this.bytes + bytes));
+    if (this.wal && !this.wal.perBatch) this.wal.append(this.buffer!.subarray(this.bytes, this.bytes + bytes));
     this.records += records;
     this.bytes += bytes;
     if (typeof masters === 'number') this.masters.add(masters);
@@ -110,7 +120,7 @@ export class LineBatcher {
     this.records = 0;
     this.bytes = 0;
     this.masters = new Set();
-    const segment = this.wal?.rotate();
+    const segment = this.wal?.rotate(data);
     for (const b of cutBatch(data, records, masters, this.opts, segment)) this.sink(b);
   }
 

@@ -33,7 +33,7 @@
  * newline, or a tail of zeros; both are cut off when the file is read back
  * (valid rows never hold a NUL byte: JSON escapes it).
  */
-import { close, closeSync, fdatasync, fsync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlink, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlink, unlinkSync, writeSync, writev } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../../../logger.js';
@@ -42,6 +42,7 @@ const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
 const closeAsync = promisify(close);
 const unlinkAsync = promisify(unlink);
+const writevAsync = promisify(writev);
 
 export class WalSegment {
   /** Batches cut from it and not yet done with; the segment goes when it falls to 0 after being sealed. */
@@ -121,6 +122,13 @@ export class WriteAheadLog {
     readonly dir: string,
     private readonly columns: readonly string[],
     private readonly log: Logger,
+    /**
+     * `memory` acknowledgement: no line is written as it is accepted; each sealed batch is written whole (off the
+     * event loop, no fdatasync) before its insert and removed once stored. A process death can still lose what was
+     * not sealed (the flush window), but a batch cut short between `logs` and its views is replayed at start under
+     * the same token, so the rollups never stay short of the raw table.
+     */
+    readonly perBatch = false,
   ) {
     mkdirSync(dir, { recursive: true });
     for (const f of readdirSync(dir).sort()) {
@@ -173,14 +181,49 @@ export class WriteAheadLog {
     this.schedule();
   }
 
-  /** Closes the current segment (its batch was sealed) and returns it; later lines go to a new one. */
-  rotate(): WalSegment {
+  /** Closes the current segment (its batch, `data`, was sealed) and returns it; later lines go to a new one. */
+  rotate(data: Buffer): WalSegment {
     const s = this.current;
     s.sealed = true;
     this.current = this.next();
+    if (this.perBatch) {
+      this.writeBatch(s, data);
+      return s;
+    }
     this.queue(s); // so that its flushed promise settles even when nothing is left to sync
     this.schedule();
     return s;
+  }
+
+  /**
+   * `perBatch`: the segment's whole batch in one write on libuv's pool, then the segment counts as flushed (its insert
+   * may go). A failed write is logged and the batch goes on without a segment: `memory` mode promised no more.
+   */
+  private writeBatch(s: WalSegment, data: Buffer): void {
+    const header = Buffer.from(`${JSON.stringify(this.columns)}\n`);
+    void (async () => {
+      let fd: number | undefined;
+      try {
+        fd = openSync(s.file, 'w');
+        s.fd = fd;
+        const total = header.length + data.length;
+        const { bytesWritten: written } = await writevAsync(fd, [header, data], 0);
+        if (written !== total) throw Object.assign(new Error(`short write to ${s.file} (${written} of ${total} bytes)`), { code: 'ENOSPC' });
+        s.written = s.synced = total;
+      } catch (err) {
+        this.log.warn({ err, file: s.file }, 'could not write a log batch segment; the batch is inserted without one');
+        // A part of the batch must not be replayed beside the whole batch's insert.
+        try {
+          unlinkSync(s.file);
+        } catch {
+          // never created
+        }
+      } finally {
+        if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
+        s.fd = undefined;
+        s.markFlushed();
+      }
+    })();
   }
 
   /** Resolves once every line written so far is fdatasynced; rejects when the disk refused the fdatasync. */
