@@ -13,7 +13,7 @@ import { sql } from 'slonik';
 import { startEmbedded } from '../../src/storage/postgres/embedded.js';
 import { migratePostgres } from '../../src/storage/postgres/migrate.js';
 import { connectPool } from '../../src/storage/postgres/pool.js';
-import { deleteEntries, enqueueEntries, enqueueOps, markDelivered, pendingEntries } from '../../src/storage/postgres/outbox.js';
+import { deleteEntries, enqueueEntries, markDelivered, pendingEntries } from '../../src/storage/postgres/outbox.js';
 import { packOps, unpackOps } from '../../src/storage/postgres/outbox-pack.js';
 import type { StoreOp } from '../../src/storage/redis/store.js';
 
@@ -63,7 +63,7 @@ t.test('enqueued operations come back from the database as they went in, old row
 
   const old: StoreOp[] = hashes.slice(0, 10).map((h, i) => quota(h, i));
   await pool.query(sql.unsafe`INSERT INTO outbox (ops) VALUES (${sql.jsonb(old as never)})`);
-  await pool.transaction((tx) => enqueueOps(tx, mixed));
+  await pool.transaction((tx) => enqueueEntries(tx, [mixed]));
   const { entries, blocked } = await pendingEntries(pool, 10);
   t.notOk(blocked);
   t.same(entries.map((e) => e.ops), [old, mixed]);

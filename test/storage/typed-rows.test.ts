@@ -21,6 +21,10 @@ import {
   readWebhookConfig,
 } from '../../src/storage/postgres/alerts.js';
 import { thresholdDefaults, webhookDefaults } from '../../src/actors/alerts/values.js';
+import { getMaster, insertMaster, listMasters } from '../../src/storage/postgres/tenancy.js';
+import { findGroup, insertGroup, listGroups } from '../../src/storage/postgres/upstreams.js';
+import { groupsByIds } from '../../src/storage/postgres/routing.js';
+import { enqueueEntries, pendingEntries } from '../../src/storage/postgres/outbox.js';
 
 if (!(await postgresAvailable())) {
   t.fail('Postgres is not reachable at TEST_PG_URL (or 127.0.0.1:5432)');
@@ -122,4 +126,44 @@ t.test('a stored alert the domain could not have written is refused, not handed 
   const refused = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
   t.ok((await refused(listAlerts(pool, {}, 10, 0))) instanceof SchemaValidationError, 'a list that holds it fails too');
   t.ok((await refused(alertCounts(pool))) instanceof SchemaValidationError, 'so do the counts');
+});
+
+t.test('the other domains read typed rows: exactly the declared fields, as declared', async (t) => {
+  const m = await insertMaster(pool, { name: 'typed', group: 'g', keyDigest: 'd'.repeat(64), keyPrefix: 'mk-ty', maxChildKeys: 3, globalQps: 0 });
+  t.same(Object.keys(m).sort(), [
+    'allowed_namespaces', 'budget', 'budget_period', 'budget_period_start', 'budget_used', 'child_keys', 'created_at',
+    'default_namespace', 'deleted_at', 'epoch', 'global_qps', 'group', 'has_digest', 'id', 'key_prefix', 'max_child_keys',
+    'name', 'status', 'updated_at',
+  ]);
+  t.match(m, { id: Number, budget: null, budget_used: '0.000000000000', allowed_namespaces: [], child_keys: 0, deleted_at: null });
+  t.same(await getMaster(pool, m.id), m);
+  t.same((await listMasters(pool, { offset: 0, limit: 10 })).rows, [m]);
+
+  const g = await insertGroup(pool, { name: 'typed-g', type: 'openai', base_url: 'https://x.example', models: ['a'], static_headers: { h: 'v' } });
+  t.match(g, { models: ['a'], static_headers: { h: 'v' }, deletedAt: { time: null, valid: false } });
+  t.notOk('deleted_at' in g, 'deleted_at leaves as deletedAt');
+  t.same(await findGroup(pool, g.id), g);
+  t.same((await listGroups(pool, { page: 1, limit: 10 })).items, [g]);
+});
+
+t.test('a stored value another domain could not have written is refused where it is read', async (t) => {
+  const refused = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+  // jsonb takes any JSON; a group's static headers are an object.
+  const id = await pool.oneFirst(sql.type(z.object({ id: z.number() }))`
+    INSERT INTO provider_groups (name, type, base_url, static_headers) VALUES ('bad-headers', 'openai', 'https://x', '[1]') RETURNING id`);
+  const err = await refused(findGroup(pool, id));
+  t.ok(err instanceof SchemaValidationError, 'the admin read fails');
+  t.same((err as SchemaValidationError).issues.map((i) => i.path), [['static_headers']], 'on the headers');
+  t.ok((await refused(groupsByIds(pool, [id]))) instanceof SchemaValidationError, 'so does the routing read that would publish them');
+  await pool.query(sql.unsafe`DELETE FROM provider_groups WHERE id = ${id}`);
+
+  // An outbox entry whose operations are not a list fails as a typed error, not inside the unpacking.
+  await pool.query(sql.unsafe`DELETE FROM outbox`);
+  await enqueueEntries(pool, [[{ op: 'set', key: 'k', value: 'v' }]]);
+  t.same((await pendingEntries(pool, 10)).entries.map((e) => e.ops), [[{ op: 'set', key: 'k', value: 'v' }]], 'a good entry reads back');
+  await pool.query(sql.unsafe`UPDATE outbox SET ops = '{"op":"set"}'`);
+  const bad = await refused(pendingEntries(pool, 10));
+  t.ok(bad instanceof SchemaValidationError, 'a bad one is refused');
+  t.same((bad as SchemaValidationError).issues.map((i) => i.path), [['ops']]);
+  await pool.query(sql.unsafe`DELETE FROM outbox`);
 });

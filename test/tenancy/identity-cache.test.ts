@@ -8,7 +8,7 @@ import { openStore } from '../../src/storage/redis/open.js';
 import type { SharedStore } from '../../src/storage/redis/store.js';
 import { configChange, tenancyKeys } from '../../src/storage/redis/layout.js';
 import { sha256Hex } from '../../src/contract/hash.js';
-import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
+import { quotaUsedOp } from '../../src/storage/redis/writers/tenancy.js';
 import { startTestService, adminToken, internalToken, eventually, type TestService } from '../helpers/harness.js';
 
 const identity = (id: number, masterId: number): KeyIdentity =>

@@ -2,8 +2,8 @@ import t from 'tap';
 import { sql } from 'slonik';
 import { startTestService, adminToken, internalToken, freshDatabase, eventually, type TestService } from '../helpers/harness.js';
 import { sha256Hex } from '../../src/contract/hash.js';
-import { enqueueChange } from '../../src/actors/tenancy/commit.js';
-import { quotaUsedOp } from '../../src/actors/tenancy/metadata.js';
+import { enqueueChange } from '../../src/storage/postgres/outbox.js';
+import { quotaUsedOp } from '../../src/storage/redis/writers/tenancy.js';
 import { configChannel, type ConfigChange } from '../../src/storage/redis/layout.js';
 
 async function keyOf(svc: TestService, body: Record<string, unknown> = {}) {

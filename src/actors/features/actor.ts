@@ -5,8 +5,7 @@
 import { defineActor, implement } from '../runtime/actor.js';
 import { features } from './handles.js';
 import { clearOverride, readOverrides, writeOverride } from '../../storage/postgres/features.js';
-import { enqueueOps } from '../../storage/postgres/outbox.js';
-import { configChange } from '../../storage/redis/layout.js';
+import { commitChange } from '../outbox/change.js';
 import { clearedByZero, effectiveFlags, flagOps } from './flags.js';
 
 export default defineActor({
@@ -17,16 +16,15 @@ export default defineActor({
       get: async (_, ctx) => effectiveFlags(await readOverrides(ctx.db)),
 
       update: async ({ body }, ctx) => {
-        const overrides = await ctx.db.transaction(async (tx) => {
+        const overrides = await commitChange(ctx, async (tx, out) => {
           for (const [name, value] of Object.entries(body)) {
             if (clearedByZero.has(name) && value === 0) await clearOverride(tx, name);
             else await writeOverride(tx, name, value);
           }
           const next = await readOverrides(tx);
-          await enqueueOps(tx, [...flagOps(next), configChange('features', ctx.now())]);
+          out.change('features', flagOps(next));
           return next;
         });
-        await ctx.ask('outbox', 'kick').catch(() => undefined);
         // In force on this node before the answer (body logging, retention); other nodes poll (SVC_CONFIG_POLL_MS).
         const flags = effectiveFlags(overrides);
         await ctx.ask('logs', 'setFlags', flags);

@@ -2,8 +2,8 @@
  * The runtime feature flags of the spec, their types and defaults, and how
  * each one is laid out in the shared store.
  */
-import { keys } from '../../storage/redis/layout.js';
 import type { StoreOp } from '../../storage/redis/store.js';
+import { flagsWritten } from '../../storage/redis/writers/flags.js';
 
 export interface Flags {
   dp_state_store_backend: string;
@@ -26,11 +26,8 @@ export const flagDefaults: Flags = {
 /** Flags where 0 clears the override (back to the default). */
 export const clearedByZero = new Set<string>(['log_retention_days', 'log_max_records', 'log_body_retention_days']);
 
-/** Flags kept in their own key, where 0 clears the override. */
-export const logOverrideKeys: Partial<Record<keyof Flags, string>> = {
-  log_retention_days: keys.logRetentionDays,
-  log_max_records: keys.logMaxRecords,
-};
+/** Flags kept in keys of their own, present only while overridden. */
+const ownKeys = new Set<string>(['log_retention_days', 'log_max_records']);
 
 export function effectiveFlags(overrides: Record<string, unknown>): Flags {
   const flags = { ...flagDefaults, ...overrides } as Flags;
@@ -43,13 +40,7 @@ export function effectiveFlags(overrides: Record<string, unknown>): Flags {
 /** Store operations that make the store hold exactly these flags. */
 export function flagOps(overrides: Record<string, unknown>): StoreOp[] {
   const flags = effectiveFlags(overrides);
-  const regular: Record<string, string> = {};
-  const ops: StoreOp[] = [];
-  for (const [name, value] of Object.entries(flags)) {
-    const own = logOverrideKeys[name as keyof Flags];
-    if (!own) regular[name] = String(value);
-    else if (name in overrides) ops.push({ op: 'set', key: own, value: String(value) });
-    else ops.push({ op: 'del', key: own });
-  }
-  return [{ op: 'hset', key: keys.features, fields: regular }, ...ops];
+  const regular = Object.fromEntries(Object.entries(flags).filter(([name]) => !ownKeys.has(name)).map(([name, value]) => [name, String(value)]));
+  const override = (name: keyof Flags) => (name in overrides ? (flags[name] as number) : null);
+  return flagsWritten({ regular, logRetentionDays: override('log_retention_days'), logMaxRecords: override('log_max_records') });
 }

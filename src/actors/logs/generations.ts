@@ -10,8 +10,9 @@
  * `epoch` (changes whose masters are unknown) and `m:<id>`.
  */
 import type { Logger } from '../../logger.js';
-import type { SharedStore, StoreOp } from '../../storage/redis/store.js';
+import type { SharedStore } from '../../storage/redis/store.js';
 import { logGenerationKey } from '../../storage/redis/layout.js';
+import { generationsRaised } from '../../storage/redis/writers/markers.js';
 
 export class LogGenerations {
   readonly #local = new Map<string, number>();
@@ -27,12 +28,8 @@ export class LogGenerations {
    */
   changed(masters: Iterable<number> | null): void {
     const fields = masters === null ? ['all', 'epoch'] : ['all', ...[...masters].map((m) => `m:${m}`)];
-    const ops: StoreOp[] = [];
-    for (const field of fields) {
-      this.#local.set(field, (this.#local.get(field) ?? 0) + 1);
-      ops.push({ op: 'hincrby', key: logGenerationKey, field, by: 1 });
-    }
-    this.store.apply(ops).catch((err: unknown) => {
+    for (const field of fields) this.#local.set(field, (this.#local.get(field) ?? 0) + 1);
+    this.store.apply(generationsRaised(fields)).catch((err: unknown) => {
       // Other nodes see this change only once their cache entries expire (SVC_STATS_CACHE_MAX_AGE_MS).
       this.log.warn({ err }, 'could not publish a log data generation; other nodes may serve older statistics for a while');
     });

@@ -7,17 +7,16 @@
  * queue forever. Each entry also sets the global configuration version to its
  * id, in the same atomic write, so a data plane can tell what it has applied.
  */
-import { sql, type CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods } from 'slonik';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import { markDelivered, outboxState, pendingEntries, recordFailure, undelivered } from '../../storage/postgres/outbox.js';
+import { markDelivered, outboxState, pendingEntries, recordFailure, undelivered, withRelayLock } from '../../storage/postgres/outbox.js';
 import { configVersion } from '../../storage/postgres/sync-state.js';
+import { keys } from '../../storage/redis/layout.js';
+import { configVersionOp } from '../../storage/redis/writers/markers.js';
 
 /** Longest a change waits for its delivery to the shared store before its answer (a store outage). */
 const SETTLE_MS = 5000;
-/** Advisory lock key of the relay ("outbox" in ASCII). */
-const relayLock = 0x6f7574626f78;
-import { keys } from '../../storage/redis/layout.js';
 
 export interface RelayStats {
   delivered: number;
@@ -51,20 +50,8 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
   /** The largest entry id delivered: ids may commit out of order, the version must not go back. */
   let version = 0;
 
-  /**
-   * One pass, by one control-plane node at a time (a session advisory lock):
-   * two relays interleaving could re-apply an older entry after a newer one.
-   */
-  async function pass(ctx: MainContext): Promise<void> {
-    await ctx.db.connect(async (conn) => {
-      if (!(await conn.oneFirst(sql.unsafe`SELECT pg_try_advisory_lock(${relayLock})`))) return;
-      try {
-        await deliver(ctx, conn);
-      } finally {
-        await conn.query(sql.unsafe`SELECT pg_advisory_unlock(${relayLock})`);
-      }
-    });
-  }
+  /** One pass, by one control-plane node at a time. */
+  const pass = (ctx: MainContext): Promise<void> => withRelayLock(ctx.db, (db) => deliver(ctx, db));
 
   /** Delivers due entries in order until the queue is empty, blocked or failing. */
   async function deliver(ctx: MainContext, db: CommonQueryMethods): Promise<void> {
@@ -77,7 +64,7 @@ export function outboxRelay(): ActorDefinition<MainContext> & { stats: RelayStat
         for (const entry of entries) {
           try {
             version = Math.max(version, entry.id);
-            await ctx.store.apply([...entry.ops, { op: 'set', key: keys.configVersion, value: String(version) }]);
+            await ctx.store.apply([...entry.ops, configVersionOp(version)]);
             delivered.push(entry.id);
           } catch (err) {
             stats.failures++;

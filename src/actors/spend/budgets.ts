@@ -9,11 +9,10 @@
 import { defineActor } from '../runtime/actor.js';
 import type { NewAlert } from '../../storage/postgres/alerts.js';
 import { budgetTargets, claimBudgetAlert, setBudgetUsed, type BudgetScope, type BudgetTarget } from '../../storage/postgres/budgets.js';
-import { tenancyKeys } from '../../storage/redis/layout.js';
 import type { StoreOp } from '../../storage/redis/store.js';
+import { budgetUsedOp } from '../../storage/redis/writers/tenancy.js';
 import { raiseAlerts } from '../alerts/raise.js';
-import { enqueueChange } from '../tenancy/commit.js';
-import { budgetUsedOp } from '../tenancy/metadata.js';
+import { commitChange } from '../outbox/change.js';
 import { toPico } from '../../contract/money.js';
 
 /** One target's spend in its current period, as the spend job computed it. */
@@ -69,7 +68,7 @@ export default defineActor({
     apply: async ({ figures }: { figures: SpendFigure[] }, ctx) => {
       const now = ctx.now();
       const at = new Date(now).toISOString();
-      const result = await ctx.db.transaction(async (tx) => {
+      return commitChange(ctx, async (tx, out) => {
         const targets = new Map((await budgetTargets(tx)).map((t) => [`${t.scope}:${t.id}`, t]));
         const ops: StoreOp[] = [];
         const ids: string[] = [];
@@ -78,7 +77,7 @@ export default defineActor({
           const t = targets.get(`${f.scope}:${f.id}`);
           if (!t) continue; // the budget was removed meanwhile
           if (await setBudgetUsed(tx, f.scope, f.id, f.used, f.periodStart)) {
-            ops.push(budgetUsedOp(f.scope === 'master' ? tenancyKeys.master(f.id) : tenancyKeys.token(t.token_hash!), f.used, f.periodStart));
+            ops.push(budgetUsedOp(f.scope === 'master' ? { master: f.id } : { token: t.token_hash! }, f.used, f.periodStart));
             ids.push(`${f.scope}:${f.id}`);
           }
           let highest: 80 | 100 | undefined;
@@ -87,12 +86,10 @@ export default defineActor({
           }
           if (highest) alerts.push(alertOf(t, f, highest));
         }
-        await enqueueChange(tx, 'budget', now, ops, ids, true);
+        out.change('budget', ops, ids, { idsPerOp: true });
         const raised = alerts.length ? await raiseAlerts(tx, alerts, now) : { accepted: 0, deduplicated: 0, ids: [] };
         return { written: ops.length, alerts: raised.accepted, alert_ids: raised.ids };
       });
-      if (result.written > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
-      return result;
     },
   },
 });

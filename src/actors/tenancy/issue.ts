@@ -6,7 +6,7 @@ import type { BaseContext } from '../runtime/actor.js';
 import { newBudget } from './budget.js';
 import type { KeyInput } from './handles.js';
 import { commit } from './commit.js';
-import { tokenMetaOp } from './metadata.js';
+import { tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
 import { periodStart } from './quota.js';
 import { newSecret } from './tokens.js';
 import { expiry, ipList, nameList, namespaces } from './validate.js';

@@ -14,7 +14,7 @@ import {
 import { budgetUpdate, newBudget } from './budget.js';
 import { commit } from './commit.js';
 import { issueKey } from './issue.js';
-import { masterMetaOp, tokenMetaOp } from './metadata.js';
+import { masterMetaOp, tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
 import { newSecret } from './tokens.js';
 import { snapshotTenancy } from './snapshot.js';
 import { namespaces } from './validate.js';

@@ -6,16 +6,19 @@
  */
 import type { BaseContext } from '../runtime/actor.js';
 import { allTenancy } from '../../storage/postgres/tenancy.js';
-import { enqueueChange } from './commit.js';
-import { masterMetaOp, tokenMetaOp } from './metadata.js';
+import { masterMetaOp, tokenMetaOp } from '../../storage/redis/writers/tenancy.js';
+import { commitChange } from '../outbox/change.js';
 
 export async function snapshotTenancy(ctx: BaseContext): Promise<{ masters: number; keys: number }> {
-  return ctx.db.transaction(async (tx) => {
-    const { masters, keys } = await allTenancy(tx);
-    const now = ctx.now();
-    // No ids: the announcements mean "anything of this kind may have changed".
-    await enqueueChange(tx, 'masters', now, masters.map((m) => masterMetaOp(m, m.deleted_at !== null)));
-    await enqueueChange(tx, 'keys', now, keys.map(tokenMetaOp));
-    return { masters: masters.length, keys: keys.length };
-  });
+  return commitChange(
+    ctx,
+    async (tx, out) => {
+      const { masters, keys } = await allTenancy(tx);
+      // No ids: the announcements mean "anything of this kind may have changed".
+      out.change('masters', masters.map((m) => masterMetaOp(m, m.deleted_at !== null)));
+      out.change('keys', keys.map(tokenMetaOp));
+      return { masters: masters.length, keys: keys.length };
+    },
+    { deliver: 'later' }, // the full snapshot delivers its parts when it ends
+  );
 }

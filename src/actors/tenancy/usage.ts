@@ -8,8 +8,8 @@ import { parseDeclared } from '../../contract/body.js';
 import { tenancyUsage } from './handles.js';
 import { applyKeyUsage, claimFlush, recordFlush, resetQuotas, type KeyUsage } from '../../storage/postgres/tenancy.js';
 import { applyUpstreamUsage } from '../../storage/postgres/upstream-usage.js';
-import { enqueueChange } from './commit.js';
-import { quotaResetOp, quotaUsedOp } from './metadata.js';
+import { quotaResetOp, quotaUsedOp } from '../../storage/redis/writers/tenancy.js';
+import { commitChange } from '../outbox/change.js';
 import { periodStart } from './quota.js';
 
 /** How long a flush id is remembered. */
@@ -39,10 +39,10 @@ export default defineActor({
       flush: async (input, ctx) => {
         const body = parseDeclared(tenancyUsage.flush, input.body);
         const now = ctx.now();
-        const { answer, ops } = await ctx.db.transaction(async (tx) => {
+        return commitChange(ctx, async (tx, out) => {
           if (body.flush_id) {
             const seen = await claimFlush(tx, body.flush_id, new Date(now).toISOString(), new Date(now - FLUSH_ID_TTL_MS).toISOString());
-            if (seen) return { answer: seen, ops: 0 };
+            if (seen) return seen;
           }
           const items = body.keys ?? [];
           const known = new Set<string>();
@@ -53,30 +53,27 @@ export default defineActor({
             accepted_upstream_keys: body.upstream_keys?.length ? await applyUpstreamUsage(tx, body.upstream_keys, now) : 0,
           };
           if (body.flush_id) await recordFlush(tx, body.flush_id, answer);
-          const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
           // Announced with the ids of the keys written, so caches drop only those.
-          await enqueueChange(tx, 'quota', now, quotaOps, updated.map((u) => u.id), true);
-          return { answer, ops: quotaOps.length };
+          const quotaOps = updated.map((u) => quotaUsedOp(u.token_hash, u.quota_used));
+          out.change('quota', quotaOps, updated.map((u) => u.id), { idsPerOp: true });
+          return answer;
         });
-        if (ops > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
-        return answer;
       },
     }),
 
     /** Zeroes quotas whose period has ended (asked by the quota-reset job). */
     resetQuotas: async (_: unknown, ctx) => {
       const now = ctx.now();
-      const reset = await ctx.db.transaction(async (tx) => {
+      const reset = await commitChange(ctx, async (tx, out) => {
         let count = 0;
         for (const type of ['daily', 'weekly', 'monthly']) {
           const start = periodStart(type, now)!;
           const rows = await resetQuotas(tx, type, start);
-          await enqueueChange(tx, 'quota', now, rows.map((r) => quotaResetOp(r.token_hash, start)), rows.map((r) => r.id), true);
+          out.change('quota', rows.map((r) => quotaResetOp(r.token_hash, start)), rows.map((r) => r.id), { idsPerOp: true });
           count += rows.length;
         }
         return count;
       });
-      if (reset > 0) await ctx.ask('outbox', 'kick').catch(() => undefined);
       return { reset };
     },
   },

@@ -8,6 +8,7 @@ import { groupHandlers } from './groups.js';
 import { keyHandlers } from './keys.js';
 import { statsHandlers } from './stats.js';
 import { refreshDueKeys } from './oauth.js';
+import { commitChange } from '../outbox/change.js';
 import { routedChange, snapshotRouting } from './sync.js';
 
 export default defineActor({
@@ -28,10 +29,7 @@ export default defineActor({
       }),
 
     /** The whole routing state; `present` are the routing keys the store holds now (stale ones are deleted). */
-    snapshot: async ({ present }: { present: string[] }, ctx) => {
-      const result = await ctx.db.transaction((tx) => snapshotRouting(tx, present, ctx.now()));
-      await ctx.ask('outbox', 'kick').catch(() => undefined);
-      return result;
-    },
+    snapshot: ({ present }: { present: string[] }, ctx) =>
+      commitChange(ctx, (tx, out) => snapshotRouting(tx, out, present, ctx.now())),
   },
 });

@@ -3,49 +3,9 @@
  * candidates it may route to and the capabilities aggregated over the
  * upstream models the key resolves to. Pure: built from rows already read.
  */
-import type { BindingState, GroupState, UsableKey } from '../../storage/postgres/routing.js';
-import type { ModelRow } from '../../storage/postgres/models.js';
+import type { BindingState, GroupState, ModelCapabilities, UsableKey } from '../../storage/postgres/routing.js';
+import type { BindingSnapshot, Candidate, Capabilities } from '../../storage/redis/writers/routing.js';
 import { resolveSelector } from './selector.js';
-
-export interface Candidate {
-  binding_id: number;
-  group_id: number;
-  group_name: string;
-  group_type: string;
-  upstream_model: string;
-  weight: number;
-  key_count: number;
-  key_weight: number;
-}
-
-export interface Capabilities {
-  models: string[];
-  unknown_models: string[];
-  kinds: string[];
-  context_window: number;
-  max_output_tokens: number;
-  cost_per_token: number;
-  /** The input and output prices (each cost_per_token when the model gives none); highest of the candidates. */
-  cost_per_input_token: number;
-  cost_per_output_token: number;
-  supports_fim: boolean;
-  supports_functions: boolean;
-  supports_tool_choice: boolean;
-  supports_vision: boolean;
-}
-
-export interface BindingSnapshot {
-  binding_key: string;
-  namespace: string;
-  public_model: string;
-  namespace_status: string;
-  version: number;
-  updated_at: number;
-  available: boolean;
-  total_weight: number;
-  candidates: Candidate[];
-  capabilities: Capabilities | null;
-}
 
 const usableGroup = (g: GroupState | undefined): g is GroupState => !!g && !g.deleted && g.status === 'active';
 
@@ -60,7 +20,7 @@ export function buildBindingSnapshot(
   bindings: BindingState[],
   groups: Map<number, GroupState>,
   keys: UsableKey[],
-  models: Map<string, ModelRow>,
+  models: Map<string, ModelCapabilities>,
   version: number,
   nowMs: number,
 ): BindingSnapshot {
@@ -106,10 +66,10 @@ export function buildBindingSnapshot(
  * when every known model supports it, the highest cost. Names missing from the
  * registry are listed and left out; with none known the result is null.
  */
-export function aggregateCapabilities(names: string[], models: Map<string, ModelRow>): Capabilities | null {
-  const known = names.map((n) => models.get(n)).filter((m): m is ModelRow => !!m);
+export function aggregateCapabilities(names: string[], models: Map<string, ModelCapabilities>): Capabilities | null {
+  const known = names.map((n) => models.get(n)).filter((m): m is ModelCapabilities => !!m);
   if (known.length === 0) return null;
-  const all = (f: keyof ModelRow) => known.every((m) => m[f] === true);
+  const all = (f: keyof ModelCapabilities) => known.every((m) => m[f] === true);
   return {
     models: names,
     unknown_models: names.filter((n) => !models.has(n)),

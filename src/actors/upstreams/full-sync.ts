@@ -12,15 +12,13 @@
  * A data plane that reads the layout version therefore reads a complete store,
  * and a store holding the layout version without (1) was emptied mid-way.
  */
-import { sql } from 'slonik';
 import type { ActorDefinition } from '../runtime/actor.js';
 import type { MainContext } from '../main-context.js';
-import { enqueueOps, pendingSetOf } from '../../storage/postgres/outbox.js';
-import { configChange, keys, layoutVersion, routingKeys } from '../../storage/redis/layout.js';
+import { lockSnapshotStart, pendingSetOf } from '../../storage/postgres/outbox.js';
+import { configChange, keys, routingKeys } from '../../storage/redis/layout.js';
 import type { StoreOp } from '../../storage/redis/store.js';
-
-/** Advisory lock key of snapshot starts ("snapsh" in ASCII): two nodes noticing an empty store start one. */
-const snapshotLock = 0x736e61707368;
+import { layoutVersionOp, snapshotStartedOp } from '../../storage/redis/writers/markers.js';
+import { commitChange } from '../outbox/change.js';
 
 export interface SnapshotResult {
   status: 'ok' | 'in_progress';
@@ -45,23 +43,24 @@ export function fullSync(): ActorDefinition<MainContext> {
        * watch's requests are skipped while another snapshot is still queued.
        */
       snapshot: async ({ reason = 'admin' }: { reason?: string } = {}, ctx): Promise<SnapshotResult> => {
-        const started = await ctx.db.transaction(async (tx) => {
-          await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(${snapshotLock})`);
-          if (reason !== 'admin' && (await pendingSetOf(tx, [keys.snapshotStarted, keys.layoutVersion]))) return false;
-          await enqueueOps(tx, [{ op: 'set', key: keys.snapshotStarted, value: String(ctx.now()) }]);
-          return true;
-        });
+        const started = await commitChange(
+          ctx,
+          async (tx, out) => {
+            await lockSnapshotStart(tx);
+            if (reason !== 'admin' && (await pendingSetOf(tx, [keys.snapshotStarted, keys.layoutVersion]))) return false;
+            out.entry([snapshotStartedOp(ctx.now())]);
+            return true;
+          },
+          { deliver: 'later' },
+        );
         if (!started) return { status: 'in_progress', reason };
         // With the store down there is nothing to compare against: write everything, remove nothing.
         const present = (await Promise.all(routingKeys.patterns.map((p) => ctx.store.scan(p))).catch(() => [])).flat();
         const tenancy = await ctx.ask<{ masters: number; keys: number }>('masters', 'snapshot');
         const flagOps = await ctx.ask<StoreOp[]>('features', 'snapshotOps');
-        await ctx.db.transaction((tx) => enqueueOps(tx, [...flagOps, configChange('features', ctx.now())]));
+        await commitChange(ctx, async (_, out) => out.change('features', flagOps), { deliver: 'later' });
         const routing = await ctx.ask<Record<string, unknown>>('upstreams', 'snapshot', { present });
-        await ctx.db.transaction((tx) =>
-          enqueueOps(tx, [{ op: 'set', key: keys.layoutVersion, value: String(layoutVersion) }, configChange('snapshot', ctx.now())]),
-        );
-        await ctx.ask('outbox', 'kick').catch(() => undefined);
+        await commitChange(ctx, async (_, out) => out.entry([layoutVersionOp(), configChange('snapshot', ctx.now())]));
         return { status: 'ok', reason, ...tenancy, ...routing };
       },
     },

@@ -42,8 +42,7 @@ const directLoops = 1;
 
 interface Modules {
   storage: typeof import('../../storage/postgres/tenancy.js');
-  metadata: typeof import('../../actors/tenancy/metadata.js');
-  commit: typeof import('../../actors/tenancy/commit.js');
+  metadata: typeof import('../../storage/redis/writers/tenancy.js');
   outbox: typeof import('../../storage/postgres/outbox.js');
 }
 
@@ -51,11 +50,10 @@ interface Modules {
 async function tenancyModules(): Promise<Modules | null> {
   try {
     const storage = await import('../../storage/postgres/tenancy.js');
-    const metadata = await import('../../actors/tenancy/metadata.js');
-    const commit = await import('../../actors/tenancy/commit.js');
+    const metadata = await import('../../storage/redis/writers/tenancy.js');
     const outbox = await import('../../storage/postgres/outbox.js');
-    const needed = [storage.applyKeyUsage, storage.insertMaster, storage.insertKey, metadata.quotaUsedOp, commit.enqueueChange];
-    return needed.every((f) => typeof f === 'function') ? { storage, metadata, commit, outbox } : null;
+    const needed = [storage.applyKeyUsage, storage.insertMaster, storage.insertKey, metadata.quotaUsedOp, outbox.enqueueChange];
+    return needed.every((f) => typeof f === 'function') ? { storage, metadata, outbox } : null;
   } catch {
     return null;
   }
@@ -146,7 +144,7 @@ type Direct = (withOutbox: boolean, seconds: number) => Promise<number>;
  * `directLoops` loops for `seconds`, optionally with the outbox round trip.
  */
 async function withDirect<T>(mods: Modules, work: (measure: Direct) => Promise<T>): Promise<T> {
-  const { storage, metadata, outbox, commit } = mods;
+  const { storage, metadata, outbox } = mods;
   return withDirectPostgres(async (pool) => {
     const master = await storage.insertMaster(pool, {
       name: 'bench', group: 'default', keyDigest: sha256Hex(randomBytes(16).toString('hex')), keyPrefix: 'mk-benc', maxChildKeys: keyCount, globalQps: 0,
@@ -175,7 +173,7 @@ async function withDirect<T>(mods: Modules, work: (measure: Direct) => Promise<T
       }
       const updated = await pool.transaction(async (tx) => {
         const rows = await storage.applyKeyUsage(tx, items);
-        await commit.enqueueChange(tx, 'quota', at, rows.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)), rows.map((u) => u.id), true);
+        await outbox.enqueueChange(tx, 'quota', at, rows.map((u) => metadata.quotaUsedOp(u.token_hash, u.quota_used)), rows.map((u) => u.id), true);
         return rows;
       });
       // What the relay does with those entries.

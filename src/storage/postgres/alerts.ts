@@ -5,6 +5,7 @@
  */
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { idRow, jsonObject, noRows, time } from './row-types.js';
 
 // The values the alerts table's text columns hold (src/contract/alert-values.ts); the alert domain gives their rules.
 import { severities, statuses, type AlertStatus, type Severity } from '../../contract/alert-values.js';
@@ -12,12 +13,7 @@ import { severities, statuses, type AlertStatus, type Severity } from '../../con
 export { severities, statuses, type AlertStatus, type Severity };
 
 // Row schemas: each read below is typed by one, and its rows are checked against it (./result-parser.ts).
-const time = z.string();
 const count = z.object({ count: z.number().int() });
-/** A jsonb object, passed through as read: z.record would rebuild it and drop a `__proto__` key the caller stored. */
-const jsonObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
-  message: 'must be a JSON object',
-});
 
 const alertRow = z.object({
   id: z.number().int(),
@@ -132,7 +128,7 @@ export async function touchAlert(
   change: { severity: Severity; message: string; metadata: Record<string, unknown> },
   at: string,
 ): Promise<void> {
-  await db.query(sql.unsafe`
+  await db.query(noRows`
     UPDATE alerts SET occurrences = occurrences + 1, last_seen_at = ${ts(at)}, severity = ${change.severity},
       message = ${change.message}, metadata = ${sql.jsonb(change.metadata as never)}, updated_at = ${ts(at)}
     WHERE id = ${id}`);
@@ -188,7 +184,7 @@ export async function alertCounts(db: CommonQueryMethods): Promise<Array<z.infer
 
 /** Deletes resolved and dismissed alerts closed before `cutoff`; answers how many. */
 export async function deleteClosedAlerts(db: CommonQueryMethods, cutoff: string): Promise<number> {
-  const rows = await db.any(sql.unsafe`
+  const rows = await db.any(sql.type(idRow)`
     DELETE FROM alerts WHERE status IN ('resolved', 'dismissed') AND coalesce(resolved_at, dismissed_at) < ${ts(cutoff)}
     RETURNING id`);
   return rows.length;
@@ -197,7 +193,7 @@ export async function deleteClosedAlerts(db: CommonQueryMethods, cutoff: string)
 // Single records: created with their defaults on first use.
 
 export async function readThresholds(db: CommonQueryMethods, defaults: Thresholds): Promise<Thresholds & { updatedAt: string }> {
-  await db.query(sql.unsafe`
+  await db.query(noRows`
     INSERT INTO alert_thresholds (id, global_qps, master_rpm, master_tpm, master_rpd, master_tpd, min_samples)
     VALUES (1, ${defaults.global_qps}, ${defaults.master_rpm}, ${defaults.master_tpm}, ${defaults.master_rpd},
             ${defaults.master_tpd}, ${defaults.min_samples})
@@ -208,7 +204,7 @@ export async function readThresholds(db: CommonQueryMethods, defaults: Threshold
 }
 
 export async function readWebhookConfig(db: CommonQueryMethods, defaults: WebhookConfig): Promise<WebhookConfig & { updatedAt: string }> {
-  await db.query(sql.unsafe`
+  await db.query(noRows`
     INSERT INTO log_webhook_config (id, enabled, url, threshold, window_seconds, cooldown_seconds, status_code_threshold,
                                     detect_error_message, secret)
     VALUES (1, ${defaults.enabled}, ${defaults.url}, ${defaults.threshold}, ${defaults.window_seconds},
@@ -229,16 +225,16 @@ export async function updateSingle(
 ): Promise<void> {
   const sets = Object.entries(fields).map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${v}`);
   sets.push(sql.fragment`updated_at = ${ts(at)}`);
-  await db.query(sql.unsafe`UPDATE ${sql.identifier([table])} SET ${sql.join(sets, sql.fragment`, `)} WHERE id = 1`);
+  await db.query(noRows`UPDATE ${sql.identifier([table])} SET ${sql.join(sets, sql.fragment`, `)} WHERE id = 1`);
 }
 
 /** Keeps the attempt and drops all but the latest `keep`. */
 export async function recordDelivery(db: CommonQueryMethods, d: Delivery, at: string, keep: number): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`
+    await tx.query(noRows`
       INSERT INTO log_webhook_deliveries (trigger_id, attempt, url, count, ok, status_code, error, duration_ms, created_at)
       VALUES (${d.trigger_id}, ${d.attempt}, ${d.url}, ${d.count}, ${d.ok}, ${d.status_code}, ${d.error}, ${d.duration_ms}, ${ts(at)})`);
-    await tx.query(sql.unsafe`
+    await tx.query(noRows`
       DELETE FROM log_webhook_deliveries
       WHERE id < (SELECT min(id) FROM (SELECT id FROM log_webhook_deliveries ORDER BY id DESC LIMIT ${keep}) latest)`);
   });

@@ -4,64 +4,73 @@
  * the service clock as ISO strings, so tests that move time move them too.
  */
 import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { decimal, idRow, int, noRows, text, texts, time, total } from './row-types.js';
 
-export interface MasterRow {
-  id: number;
-  name: string;
-  group: string;
-  key_prefix: string;
-  has_digest: boolean;
-  max_child_keys: number;
-  global_qps: number;
-  epoch: number;
-  status: 'active' | 'suspended';
-  default_namespace: string;
-  allowed_namespaces: string[];
-  child_keys: number;
-  /** Budget in the currency unit (decimal text), null when none; budget_used is the period's spend as last computed. */
-  budget: string | null;
-  budget_period: string;
-  budget_period_start: string | null;
-  budget_used: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
+// Row schemas: each read below is typed by one (./result-parser.ts); the types are inferred from them.
+const activity = z.enum(['active', 'suspended']);
+/** The budget columns of a master or key: amount as decimal text (null: none), the period's spend as last computed. */
+const budgetColumns = {
+  budget: decimal.nullable(),
+  budget_period: text,
+  budget_period_start: time.nullable(),
+  budget_used: decimal,
+};
 
-export interface KeyRow {
-  id: number;
-  master_id: number;
-  name: string;
-  token_hash: string;
-  key_prefix: string;
-  issued_by: 'master' | 'admin';
-  issued_at_epoch: number;
-  group: string;
-  scopes: string;
-  quota_limit: number;
-  quota_used: number;
-  quota_reset_type: string;
-  quota_period_start: string | null;
-  model_limits_enabled: boolean;
-  model_limits: string;
-  allow_ips: string;
-  deny_ips: string;
-  default_namespace: string;
-  allowed_namespaces: string[];
-  status: 'active' | 'suspended';
-  revoked: boolean;
-  revoked_at: string | null;
-  expires_at: string | null;
-  request_count: number;
-  last_accessed_at: string | null;
-  /** Budget in the currency unit (decimal text), null when none; budget_used is the period's spend as last computed. */
-  budget: string | null;
-  budget_period: string;
-  budget_period_start: string | null;
-  budget_used: string;
-  created_at: string;
-  updated_at: string;
-}
+const masterRow = z.object({
+  id: int,
+  name: text,
+  group: text,
+  key_prefix: text,
+  has_digest: z.boolean(),
+  max_child_keys: int,
+  global_qps: int,
+  epoch: int,
+  status: activity,
+  default_namespace: text,
+  allowed_namespaces: texts,
+  child_keys: int,
+  ...budgetColumns,
+  created_at: time,
+  updated_at: time,
+  deleted_at: time.nullable(),
+});
+export type MasterRow = z.infer<typeof masterRow>;
+
+const keyRow = z.object({
+  id: int,
+  master_id: int,
+  name: text,
+  token_hash: text,
+  key_prefix: text,
+  issued_by: z.enum(['master', 'admin']),
+  issued_at_epoch: int,
+  group: text,
+  scopes: text,
+  quota_limit: int,
+  quota_used: int,
+  quota_reset_type: text,
+  quota_period_start: time.nullable(),
+  model_limits_enabled: z.boolean(),
+  model_limits: text,
+  allow_ips: text,
+  deny_ips: text,
+  default_namespace: text,
+  allowed_namespaces: texts,
+  status: activity,
+  revoked: z.boolean(),
+  revoked_at: time.nullable(),
+  expires_at: time.nullable(),
+  request_count: int,
+  last_accessed_at: time.nullable(),
+  ...budgetColumns,
+  created_at: time,
+  updated_at: time,
+});
+export type KeyRow = z.infer<typeof keyRow>;
+
+const quotaWritten = z.object({ id: int, token_hash: text, quota_used: int });
+const seenFlush = z.object({ accepted_keys: int, accepted_upstream_keys: int });
 
 const masterColumns = sql.fragment`
   m.id, m.name, m."group", m.key_prefix, m.key_digest IS NOT NULL AS has_digest, m.max_child_keys, m.global_qps,
@@ -116,24 +125,24 @@ export interface Budget {
 }
 
 export async function insertMaster(db: CommonQueryMethods, m: NewMaster): Promise<MasterRow> {
-  const { id } = (await db.one(sql.unsafe`
+  const id = await db.oneFirst(sql.type(idRow)`
     INSERT INTO masters (name, "group", key_digest, key_prefix, max_child_keys, global_qps, budget, budget_period, budget_period_start)
     VALUES (${m.name}, ${m.group}, ${m.keyDigest}, ${m.keyPrefix}, ${m.maxChildKeys}, ${m.globalQps}, ${m.budget?.budget ?? null},
       ${m.budget?.period ?? 'never'}, ${ts(m.budget?.periodStart ?? null)})
-    RETURNING id`)) as { id: number };
+    RETURNING id`);
   return (await getMaster(db, id))!;
 }
 
 /** A live (not deleted) master; `lock` takes its row lock for the rest of the transaction. */
 export async function getMaster(db: CommonQueryMethods, id: number, lock = false): Promise<MasterRow | null> {
-  return (await db.maybeOne(sql.unsafe`
+  return db.maybeOne(sql.type(masterRow)`
     SELECT ${masterColumns} FROM masters m WHERE m.id = ${id} AND m.deleted_at IS NULL
-    ${lock ? sql.fragment`FOR UPDATE OF m` : sql.fragment``}`)) as MasterRow | null;
+    ${lock ? sql.fragment`FOR UPDATE OF m` : sql.fragment``}`);
 }
 
 export async function masterByDigest(db: CommonQueryMethods, digest: string): Promise<MasterRow | null> {
-  return (await db.maybeOne(sql.unsafe`
-    SELECT ${masterColumns} FROM masters m WHERE m.key_digest = ${digest} AND m.deleted_at IS NULL`)) as MasterRow | null;
+  return db.maybeOne(sql.type(masterRow)`
+    SELECT ${masterColumns} FROM masters m WHERE m.key_digest = ${digest} AND m.deleted_at IS NULL`);
 }
 
 export async function listMasters(
@@ -144,16 +153,15 @@ export async function listMasters(
   const where = pattern
     ? sql.fragment`m.deleted_at IS NULL AND (m.name ILIKE ${pattern} OR m."group" ILIKE ${pattern})`
     : sql.fragment`m.deleted_at IS NULL`;
-  const rows = (await db.any(sql.unsafe`
-    SELECT ${masterColumns} FROM masters m WHERE ${where} ORDER BY m.id LIMIT ${q.limit} OFFSET ${q.offset}`)) as MasterRow[];
-  const { total } = (await db.one(sql.unsafe`SELECT count(*)::int AS total FROM masters m WHERE ${where}`)) as { total: number };
-  return { rows, total };
+  const rows = await db.any(sql.type(masterRow)`
+    SELECT ${masterColumns} FROM masters m WHERE ${where} ORDER BY m.id LIMIT ${q.limit} OFFSET ${q.offset}`);
+  return { rows: [...rows], total: await db.oneFirst(sql.type(total)`SELECT count(*)::int AS total FROM masters m WHERE ${where}`) };
 }
 
 /** Updates columns of a live master (touching updated_at); returns the new row. */
 export async function updateMaster(db: CommonQueryMethods, id: number, fields: Record<string, unknown>): Promise<MasterRow> {
-  await db.query(sql.unsafe`UPDATE masters SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
-  return (await db.one(sql.unsafe`SELECT ${masterColumns} FROM masters m WHERE m.id = ${id}`)) as MasterRow;
+  await db.query(noRows`UPDATE masters SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
+  return db.one(sql.type(masterRow)`SELECT ${masterColumns} FROM masters m WHERE m.id = ${id}`);
 }
 
 // Child keys.
@@ -183,7 +191,7 @@ export interface NewKey {
 }
 
 export async function insertKey(db: CommonQueryMethods, k: NewKey): Promise<KeyRow> {
-  const { id } = (await db.one(sql.unsafe`
+  const id = await db.oneFirst(sql.type(idRow)`
     INSERT INTO child_keys (master_id, name, token_hash, key_prefix, issued_by, issued_at_epoch, "group", scopes,
       quota_limit, quota_reset_type, quota_period_start, model_limits_enabled, model_limits, allow_ips, deny_ips,
       default_namespace, allowed_namespaces, status, expires_at, budget, budget_period, budget_period_start)
@@ -192,20 +200,20 @@ export async function insertKey(db: CommonQueryMethods, k: NewKey): Promise<KeyR
       ${k.modelLimits}, ${k.allowIps}, ${k.denyIps}, ${k.defaultNamespace}, ${textArray(k.allowedNamespaces)},
       ${k.status}, ${ts(k.expiresAt)}, ${k.budget?.budget ?? null},
       ${k.budget?.period ?? 'never'}, ${ts(k.budget?.periodStart ?? null)})
-    RETURNING id`)) as { id: number };
+    RETURNING id`);
   return (await getKey(db, id))!;
 }
 
 /** A key by id; with `masterId`, only when it belongs to that master. */
 export async function getKey(db: CommonQueryMethods, id: number, masterId?: number, lock = false): Promise<KeyRow | null> {
-  return (await db.maybeOne(sql.unsafe`
+  return db.maybeOne(sql.type(keyRow)`
     SELECT ${keyColumns} FROM child_keys k
     WHERE k.id = ${id} ${masterId === undefined ? sql.fragment`` : sql.fragment`AND k.master_id = ${masterId}`}
-    ${lock ? sql.fragment`FOR UPDATE OF k` : sql.fragment``}`)) as KeyRow | null;
+    ${lock ? sql.fragment`FOR UPDATE OF k` : sql.fragment``}`);
 }
 
 export async function keyByHash(db: CommonQueryMethods, tokenHash: string): Promise<KeyRow | null> {
-  return (await db.maybeOne(sql.unsafe`SELECT ${keyColumns} FROM child_keys k WHERE k.token_hash = ${tokenHash}`)) as KeyRow | null;
+  return db.maybeOne(sql.type(keyRow)`SELECT ${keyColumns} FROM child_keys k WHERE k.token_hash = ${tokenHash}`);
 }
 
 export async function listKeys(
@@ -217,14 +225,13 @@ export async function listKeys(
   const where = pattern
     ? sql.fragment`k.master_id = ${masterId} AND (k.name ILIKE ${pattern} OR k.scopes ILIKE ${pattern})`
     : sql.fragment`k.master_id = ${masterId}`;
-  const rows = (await db.any(sql.unsafe`
-    SELECT ${keyColumns} FROM child_keys k WHERE ${where} ORDER BY k.id LIMIT ${q.limit} OFFSET ${q.offset}`)) as KeyRow[];
-  const { total } = (await db.one(sql.unsafe`SELECT count(*)::int AS total FROM child_keys k WHERE ${where}`)) as { total: number };
-  return { rows, total };
+  const rows = await db.any(sql.type(keyRow)`
+    SELECT ${keyColumns} FROM child_keys k WHERE ${where} ORDER BY k.id LIMIT ${q.limit} OFFSET ${q.offset}`);
+  return { rows: [...rows], total: await db.oneFirst(sql.type(total)`SELECT count(*)::int AS total FROM child_keys k WHERE ${where}`) };
 }
 
 export async function updateKey(db: CommonQueryMethods, id: number, fields: Record<string, unknown>): Promise<KeyRow> {
-  await db.query(sql.unsafe`UPDATE child_keys SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
+  await db.query(noRows`UPDATE child_keys SET ${assignments(fields)}, updated_at = now() WHERE id = ${id}`);
   return (await getKey(db, id))!;
 }
 
@@ -235,17 +242,17 @@ export async function setMasterKeysAccess(
   defaultNamespace: string,
   allowed: string[],
 ): Promise<KeyRow[]> {
-  await db.query(sql.unsafe`
+  await db.query(noRows`
     UPDATE child_keys SET default_namespace = ${defaultNamespace}, allowed_namespaces = ${textArray(allowed)}, updated_at = now()
     WHERE master_id = ${masterId} AND NOT revoked`);
-  return (await db.any(sql.unsafe`
-    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`)) as KeyRow[];
+  return [...(await db.any(sql.type(keyRow)`
+    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`))];
 }
 
 /** Unrevoked keys of a master. */
 export async function liveKeysOf(db: CommonQueryMethods, masterId: number): Promise<KeyRow[]> {
-  return (await db.any(sql.unsafe`
-    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`)) as KeyRow[];
+  return [...(await db.any(sql.type(keyRow)`
+    SELECT ${keyColumns} FROM child_keys k WHERE k.master_id = ${masterId} AND NOT k.revoked ORDER BY k.id`))];
 }
 
 // Quota.
@@ -256,11 +263,11 @@ export async function resetQuotas(
   resetType: string,
   boundary: string,
 ): Promise<Array<{ id: number; token_hash: string }>> {
-  return (await db.any(sql.unsafe`
+  return [...(await db.any(sql.type(z.object({ id: int, token_hash: text }))`
     UPDATE child_keys SET quota_used = 0, quota_period_start = ${boundary}::timestamptz, updated_at = now()
     WHERE quota_reset_type = ${resetType} AND NOT revoked
       AND (quota_period_start IS NULL OR quota_period_start < ${boundary}::timestamptz)
-    RETURNING id, token_hash`)) as Array<{ id: number; token_hash: string }>;
+    RETURNING id, token_hash`))];
 }
 
 export interface KeyUsage {
@@ -276,7 +283,7 @@ export async function applyKeyUsage(
   items: KeyUsage[],
 ): Promise<Array<{ id: number; token_hash: string; quota_used: number }>> {
   if (items.length === 0) return [];
-  return (await db.any(sql.unsafe`
+  return [...(await db.any(sql.type(quotaWritten)`
     UPDATE child_keys k SET
       request_count = k.request_count + v.requests,
       quota_used = k.quota_used + v.tokens,
@@ -286,15 +293,12 @@ export async function applyKeyUsage(
                 ${sql.array(items.map((i) => i.tokens), 'int8')}, ${sql.array(items.map((i) => i.last_accessed_at), 'int8')})
       AS v(token_hash, requests, tokens, last)
     WHERE k.token_hash = v.token_hash
-    RETURNING k.id, k.token_hash, k.quota_used`)) as Array<{ id: number; token_hash: string; quota_used: number }>;
+    RETURNING k.id, k.token_hash, k.quota_used`))];
 }
 
 // Flush ids.
 
-export interface SeenFlush {
-  accepted_keys: number;
-  accepted_upstream_keys: number;
-}
+export type SeenFlush = z.infer<typeof seenFlush>;
 
 /**
  * Claims a flush id: null when it is new (the caller applies the flush and
@@ -303,17 +307,17 @@ export interface SeenFlush {
  * until the first commits, so a batch is never applied twice.
  */
 export async function claimFlush(db: CommonQueryMethods, flushId: string, at: string, since: string): Promise<SeenFlush | null> {
-  await db.query(sql.unsafe`DELETE FROM stats_flushes WHERE seen_at < ${since}::timestamptz`);
-  const claimed = await db.maybeOne(sql.unsafe`
+  await db.query(noRows`DELETE FROM stats_flushes WHERE seen_at < ${since}::timestamptz`);
+  const claimed = await db.maybeOne(sql.type(z.object({ flush_id: text }))`
     INSERT INTO stats_flushes (flush_id, accepted_keys, accepted_upstream_keys, seen_at)
     VALUES (${flushId}, 0, 0, ${at}::timestamptz) ON CONFLICT (flush_id) DO NOTHING RETURNING flush_id`);
   if (claimed) return null;
-  return (await db.one(sql.unsafe`
-    SELECT accepted_keys, accepted_upstream_keys FROM stats_flushes WHERE flush_id = ${flushId}`)) as SeenFlush;
+  return db.one(sql.type(seenFlush)`
+    SELECT accepted_keys, accepted_upstream_keys FROM stats_flushes WHERE flush_id = ${flushId}`);
 }
 
 export async function recordFlush(db: CommonQueryMethods, flushId: string, answer: SeenFlush): Promise<void> {
-  await db.query(sql.unsafe`
+  await db.query(noRows`
     UPDATE stats_flushes SET accepted_keys = ${answer.accepted_keys}, accepted_upstream_keys = ${answer.accepted_upstream_keys}
     WHERE flush_id = ${flushId}`);
 }
@@ -327,7 +331,7 @@ export async function recordFlush(db: CommonQueryMethods, flushId: string, answe
  * up with the snapshot's older copy.
  */
 export async function allTenancy(db: CommonQueryMethods): Promise<{ masters: MasterRow[]; keys: KeyRow[] }> {
-  const masters = (await db.any(sql.unsafe`SELECT ${masterColumns} FROM masters m ORDER BY m.id FOR SHARE OF m`)) as MasterRow[];
-  const keys = (await db.any(sql.unsafe`SELECT ${keyColumns} FROM child_keys k ORDER BY k.id FOR SHARE OF k`)) as KeyRow[];
-  return { masters, keys };
+  const masters = await db.any(sql.type(masterRow)`SELECT ${masterColumns} FROM masters m ORDER BY m.id FOR SHARE OF m`);
+  const keys = await db.any(sql.type(keyRow)`SELECT ${keyColumns} FROM child_keys k ORDER BY k.id FOR SHARE OF k`);
+  return { masters: [...masters], keys: [...keys] };
 }

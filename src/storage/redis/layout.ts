@@ -1,7 +1,8 @@
 /**
  * The shared store layout: the data plane's contract (docs/store-layout.md).
  * Every key and channel name the control plane writes is built here and
- * nowhere else.
+ * nowhere else; the operations that write each key are built beside it, in
+ * ./writers/ (tenancy, routing, flags, markers).
  */
 export const layoutVersion = 3;
 
@@ -31,15 +32,18 @@ export const keys = {
 /** Channel on which every configuration change is announced. */
 export const configChannel = 'gateway:config';
 
+/** What a message on configChannel announces (docs/store-layout.md, "Change notifications"). */
+export type ChangeKind = 'masters' | 'keys' | 'quota' | 'features' | 'routing' | 'routing_snapshot' | 'snapshot' | 'budget';
+
 /** The message published on configChannel. */
 export interface ConfigChange {
-  kind: string;
+  kind: ChangeKind;
   /** Identifiers touched by the change, when it has any. */
   ids?: Array<string | number>;
   at: number;
 }
 
-export const configChange = (kind: string, at: number, ids?: Array<string | number>) => ({
+export const configChange = (kind: ChangeKind, at: number, ids?: Array<string | number>) => ({
   op: 'publish' as const,
   channel: configChannel,
   message: JSON.stringify({ kind, at, ...(ids ? { ids } : {}) } satisfies ConfigChange),
