@@ -1,7 +1,6 @@
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { facetPieces } from '../../src/storage/clickhouse/log-facets.js';
-import { countSlices, sliceTotal } from '../../src/storage/clickhouse/log-counts.js';
+import { countSlices, rangePieces, sliceTotal } from '../../src/storage/clickhouse/log-counts.js';
 
 const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '50' } });
 t.teardown(() => svc.stop());
@@ -27,6 +26,8 @@ const records = Array.from({ length: 400 }, (_, i) => {
     model: `model-${(i * i) % 6}`,
     group: `g${i % 3}`,
     status_code: i % 11 === 0 ? 503 : i % 6 === 0 ? 404 : i % 13 === 0 ? 302 : 200,
+    // Error messages under 400 and over it: errors only counts both, the rollups' errors only the second.
+    error_message: i % 7 === 0 ? 'upstream reset' : '',
     createdAt: new Date((base + i * 650 + (i % 59)) * 1000).toISOString(),
   };
 });
@@ -122,16 +123,20 @@ t.test('bad windows and values: 400 in the envelope', async (t) => {
 });
 
 t.test('a window is read from rollups; the raw table only for the ragged seconds at its ends', async (t) => {
-  const pieces = facetPieces(base + 17, base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5, false);
-  t.same(pieces.map((p) => p.table), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs']);
-  for (const p of pieces.filter((x) => x.table === 'logs')) t.ok(p.to - p.from < 60, 'under a minute of raw logs');
-  t.notOk(facetPieces(base, base + 86_400 * 2, true).some((p) => p.table === 'logs_daily'), 'no day rollup where a key is involved');
+  const end = base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5;
+  const pieces = rangePieces(['status_class'], base + 17, end);
+  t.same(pieces.map((p) => p.table).sort(), ['logs', 'logs', 'logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute']);
+  for (const p of pieces.filter((x) => x.raw)) t.ok(p.to! - p.from! < 60, 'under a minute of raw logs');
+  t.same(rangePieces(['model'], base + 17, end).map((p) => p.table).filter((x) => x !== 'logs').sort(),
+    ['logs_daily_global', 'logs_hourly_global', 'logs_hourly_global', 'logs_minute_global', 'logs_minute_global'], 'the model alone: the global rollups');
+  t.same(rangePieces(['key_id'], base, base + 86_400 * 2).map((p) => p.table), ['logs_daily_key'], 'the key alone: a row per key and day');
+  t.notOk(rangePieces(['key_id', 'model'], base, base + 86_400 * 2).some((p) => p.table.startsWith('logs_daily')), 'no day rollup has a key and a model');
   t.same(
-    facetPieces(base + 17, base + 2 * 3600 + 65, true).map((p) => p.table),
-    ['logs_hourly_key', 'logs', 'logs'],
-    'a key reads whole hours from the key rollup, the rest raw',
+    rangePieces(['key_id', 'model'], base + 17, base + 2 * 3600 + 65).map((p) => p.table).sort(),
+    ['logs', 'logs', 'logs', 'logs', 'logs_hourly_key'],
+    'a key and a model: whole hours from the hourly key rollup, the minutes and seconds raw',
   );
-  t.same(facetPieces(base, base + 86_400, false), [{ table: 'logs_daily', from: base, to: base + 86_400 }]);
+  t.same(rangePieces(['status_class'], base, base + 86_400), [{ table: 'logs_daily', column: 'day', raw: false, from: base, to: base + 86_400 }]);
 });
 
 t.test('the list total (rollups + raw edges): records matching a filter in a window, equal to the raw count', async (t) => {
@@ -139,13 +144,20 @@ t.test('the list total (rollups + raw edges): records matching a filter in a win
     {}, { master_id: m1.id }, { master_id: m1.id, key_id: m1.id * 10 + 1 }, { key_id: m2.id * 10 + 2 }, { model: 'model-1', group: 'g2' },
     { master_id: m1.id, model: 'model-0' },
   ];
-  for (const [label, since, until] of windows) {
+  // Errors only, alone and with each filter: the rollups' errors plus the raw error messages under 400.
+  filters.push(...filters.map((f) => ({ ...f, error_only: 1 })));
+  for (const [label, since, until] of [...windows, ['open since', null, base + 86_400 + 3_617] as const, ['open until', base + 3_617, null] as const]) {
     for (const f of filters) {
-      const where = [`created_at >= toDateTime64(${since}, 3, 'UTC')`, `created_at < toDateTime64(${until}, 3, 'UTC')`];
-      for (const [k, v] of Object.entries(f)) where.push(k === 'status_class' ? `intDiv(status_code, 100) = ${v}` : `${filterColumn[k]} = ${typeof v === 'string' ? `'${v}'` : v}`);
-      const [raw] = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${where.join(' AND ')}`);
-      const slices = await countSlices(ch, { ...f, since, until });
+      const where = [...(since === null ? [] : [`created_at >= toDateTime64(${since}, 3, 'UTC')`]), ...(until === null ? [] : [`created_at < toDateTime64(${until}, 3, 'UTC')`])];
+      for (const [k, v] of Object.entries(f)) {
+        where.push(k === 'error_only' ? "(status_code >= 400 OR error_message != '')" : `${filterColumn[k]} = ${typeof v === 'string' ? `'${v}'` : v}`);
+      }
+      const [raw] = await ch.query<{ n: number }>(`SELECT count() AS n FROM logs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`);
+      const { error_only: errorOnly, ...eq } = f;
+      const slices = await countSlices(ch, { ...eq, error_only: errorOnly === 1, ...(since === null ? {} : { since }), ...(until === null ? {} : { until }) });
       t.equal(slices && sliceTotal(slices), Number(raw!.n), `${label}, ${JSON.stringify(f)}`);
+      // Every slice's records lie in its span: a page window taken from them never misses one.
+      for (const s of slices ?? []) t.ok(s.from < s.to && s.n > 0, `${label}, ${JSON.stringify(f)}: slice [${s.from}, ${s.to})`);
     }
   }
 });

@@ -47,8 +47,12 @@ t.test('a tiny run: both sizes, every call cold and exact', { timeout: 900_000 }
   for (const call of CALLS) {
     t.ok(Number(r.figures[`${call}_cold_p99_ms`]) > 0, `${call} timed at the larger size`);
     t.ok(Number(r.figures[`${call}_cold_p99_ms_small`]) > 0, `${call} timed at the smaller size`);
-    t.ok(Number(r.figures[`${call}_read_rows`]) > 0, `${call}: read_rows measured`);
-    t.ok(Number(r.figures[`${call}_read_rows_growth`]) > 0, `${call}: growth from the smaller size`);
+    // One master's last five minutes may hold no record at all at these sizes (10,000 rows over 30 days):
+    // ClickHouse then reads nothing, and 0 is the measurement. Every other call reads rows at both sizes.
+    const readsNothing = call === 'realtime_master';
+    const [reads, growth] = [Number(r.figures[`${call}_read_rows`]), Number(r.figures[`${call}_read_rows_growth`])];
+    t.ok(readsNothing ? Number.isInteger(reads) && reads >= 0 : reads > 0, `${call}: read_rows measured (${reads})`);
+    t.ok(readsNothing ? Number.isFinite(growth) && growth >= 0 : growth > 0, `${call}: growth from the smaller size (${growth})`);
     for (const rows of ['2,000', '10,000']) {
       const exact = r.targets.find((x) => x.name === `${call} at ${rows}: every answer equals the raw table's`);
       t.equal(exact?.value, 0, `${call} at ${rows}: no answer differs from the raw table`);

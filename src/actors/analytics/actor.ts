@@ -20,6 +20,7 @@ import { realtimeOf, type RealtimeView } from './realtime.js';
 import { trend } from './trends.js';
 import type { StatsReadCache } from './read-cache.js';
 import { filterChoices } from './filter-choices.js';
+import { chartSeries } from './chart.js';
 import { freshness } from './freshness.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 
@@ -174,26 +175,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         const models = await querySeries(await reader(ctx, query.master_id), { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
-        const index = new Map(x.map((t, i) => [t, i]));
-        // Summed exactly (bigint: counts, or cost in 10^-12 units), then sent as numbers.
-        const byModel = models.map((m) => {
-          const data = new Array<bigint>(x.length).fill(0n);
-          m.starts.forEach((start, i) => (data[index.get(start)!]! += m.values[i]!));
-          return { name: m.model, total: m.total, data };
-        });
-        const ranked = byModel.sort((a, b) => (b.total > a.total ? 1 : b.total < a.total ? -1 : a.name < b.name ? -1 : 1));
-        const top = ranked.slice(0, query.top_n);
-        const rest = ranked.slice(query.top_n);
-        if (rest.length) {
-          const other = { name: 'other', total: 0n, data: new Array<bigint>(x.length).fill(0n) };
-          for (const s of rest) {
-            other.total += s.total;
-            s.data.forEach((v, i) => (other.data[i]! += v));
-          }
-          top.push(other);
-        }
-        const num = query.metric === 'cost' ? moneyNumber : Number;
-        const series = top.map((s) => ({ name: s.name, total: num(s.total), data: s.data.map(num) }));
+        const series = chartSeries(models, x, query.top_n, query.metric);
         return { granularity: query.granularity, metric: query.metric, since: range.since, until: range.until, top_n: query.top_n, x, series };
       },
 

@@ -7,12 +7,13 @@
  *
  * The rollups are chosen from their one description (rollups.ts, ROLLUPS): for
  * each bucket size, the rollup with the fewest dimensions that still has every
- * filtered column as itself. A filter no rollup carries (an exact status code:
- * the rollups keep its class; errors only: it also counts error messages)
- * answers null, and the caller counts the raw table.
+ * filtered column as itself. Errors only counts the rollups' errors (status >=
+ * 400) and, raw over the same spans, the records under 400 with an error
+ * message. An exact status code (the rollups keep its class) answers null, and
+ * the caller counts the raw table.
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
-import { ROLLUPS, type Rollup } from './rollups.js';
+import { ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
 
 /** The filters a rollup may answer: equalities on raw columns, and a range of Unix seconds (since inclusive, until exclusive). */
 export interface CountFilter {
@@ -52,22 +53,33 @@ const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
 const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
-/** The filtered columns, or null when the filter has a condition no rollup keeps. */
+/** `error_only`'s records: an error status, or an error message under any status. */
+export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
+/** The end of log time (2100-01-01): the end of a slice with an open end. */
+const OPEN_END = 4_102_444_800;
+
+/** The filtered columns, or null when the filter has a condition no rollup keeps (an exact status code: they keep its class). */
 function filteredColumns(f: CountFilter): Array<(typeof EQUALITIES)[number]> | null {
-  if (f.status_code !== undefined || f.error_only) return null;
+  if (f.status_code !== undefined) return null;
   return EQUALITIES.filter(([c]) => f[c] !== undefined);
 }
 
-/** The smallest rollup of a bucket column that keeps every filtered column unchanged; null when none does. */
-export function rollupFor(column: string, filtered: readonly string[]): Rollup | null {
-  const fits = ROLLUPS.filter(
-    (r) => r.bucket.column === column && filtered.every((c) => r.dims.some((d) => d.from === c && d.map('x') === 'x')),
-  );
+/** A rollup dimension's name as a filter names it (`group` is quoted in SQL). */
+const dimName = (d: RollupDim): string => d.name.replaceAll('`', '');
+
+/**
+ * The smallest rollup of a bucket column that has every one of `dims` (rollup
+ * dimension names: a raw column the rollups keep as itself, such as `model`,
+ * or `status_class`); null when none does.
+ */
+export function rollupFor(column: string, dims: readonly string[]): Rollup | null {
+  const fits = ROLLUPS.filter((r) => r.bucket.column === column && dims.every((c) => r.dims.some((d) => dimName(d) === c)));
   fits.sort((a, b) => a.dims.length - b.dims.length);
   return fits[0] ?? null;
 }
 
-interface Piece {
+/** A span of a range read from one table: a rollup's whole buckets, or raw `logs` (`raw`). Null bounds are open. */
+export interface RangePiece {
   table: string;
   column: string;
   raw: boolean;
@@ -76,14 +88,15 @@ interface Piece {
 }
 
 /**
- * [since, until) cut into pieces: whole days, then whole hours and whole
- * minutes outside them, each from a rollup that fits (a bucket size with no
- * fitting rollup is skipped: the next finer one takes its span, raw `logs`
- * after the minutes), then the seconds outside whole minutes from raw `logs`. An open end has no partial
- * minute: the coarsest level runs to it.
+ * [since, until) cut into pieces that together read every second of it once:
+ * whole days, then whole hours and whole minutes outside them, each from the
+ * smallest rollup that has every one of `dims` (a bucket size with no such
+ * rollup is skipped: the next finer one takes its span, raw `logs` after the
+ * minutes), then the seconds outside whole minutes from raw `logs`. An open
+ * end has no partial minute: the coarsest level runs to it.
  */
-function pieces(filtered: readonly string[], since: number | null, until: number | null): Piece[] {
-  const out: Piece[] = [];
+export function rangePieces(dims: readonly string[], since: number | null, until: number | null): RangePiece[] {
+  const out: RangePiece[] = [];
   const m1 = since === null ? null : ceilTo(since, MINUTE);
   const m2 = until === null ? null : floorTo(until, MINUTE);
   if (m1 !== null && m2 !== null && m2 <= m1) return [{ table: 'logs', column: 'created_at', raw: true, from: since, to: until }];
@@ -91,7 +104,7 @@ function pieces(filtered: readonly string[], since: number | null, until: number
   if (until !== null && m2! < until) out.push({ table: 'logs', column: 'created_at', raw: true, from: m2, to: until });
   let gaps: Array<[number | null, number | null]> = [[m1, m2]];
   for (const level of LEVELS) {
-    const rollup = rollupFor(level.column, filtered);
+    const rollup = rollupFor(level.column, dims);
     if (!rollup) continue;
     const last = level.step === MINUTE;
     const next: Array<[number | null, number | null]> = [];
@@ -113,6 +126,21 @@ function pieces(filtered: readonly string[], since: number | null, until: number
   return out;
 }
 
+/** A piece's time conditions, its bounds bound as `from<i>` / `to<i>` in `params`. */
+export function pieceBounds(p: RangePiece, i: number | string, params: QueryParams): string[] {
+  const type = p.raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
+  const out: string[] = [];
+  if (p.from !== null) {
+    out.push(`${p.column} >= {from${i}:${type}}`);
+    params[`from${i}`] = timeParam(p.from);
+  }
+  if (p.to !== null) {
+    out.push(`${p.column} < {to${i}:${type}}`);
+    params[`to${i}`] = timeParam(p.to);
+  }
+  return out;
+}
+
 /**
  * Matching records per slice, newest first: per rollup bucket (its whole
  * span) and per partial minute at either end; slices with none are left out.
@@ -121,32 +149,28 @@ function pieces(filtered: readonly string[], since: number | null, until: number
 export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise<Slice[] | null> {
   const filtered = filteredColumns(f);
   if (!filtered) return null;
+  const errorsOnly = f.error_only === true;
   const params: QueryParams = {};
   const conds: string[] = [];
   for (const [c, type] of filtered) {
     conds.push(`${quote(c)} = {${c}:${type}}`);
     params[c] = f[c];
   }
-  const selects = pieces(
+  const selects = rangePieces(
     filtered.map(([c]) => c),
     f.since ?? null,
     f.until ?? null,
   ).map((p, i) => {
-    const type = p.raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
-    const where = [...conds];
-    if (p.from !== null) {
-      where.push(`${p.column} >= {from${i}:${type}}`);
-      params[`from${i}`] = timeParam(p.from);
-    }
-    if (p.to !== null) {
-      where.push(`${p.column} < {to${i}:${type}}`);
-      params[`to${i}`] = timeParam(p.to);
-    }
-    const w = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    // A raw piece is one slice (under a minute); a rollup piece is one slice per bucket.
-    return p.raw
-      ? `SELECT ${p.from ?? 0} AS s, ${p.to ?? 0} AS e, count() AS n FROM logs${w}`
-      : `SELECT toUnixTimestamp(${p.column}) AS s, s + ${LEVELS.find((l) => l.column === p.column)!.step} AS e, sum(requests) AS n FROM ${p.table}${w} GROUP BY s`;
+    const where = (bounds: string[]) => (conds.length + bounds.length ? ` WHERE ${[...conds, ...bounds].join(' AND ')}` : '');
+    // A raw piece is one slice (under a minute, or a key's minutes); a rollup piece is one slice per bucket.
+    if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, ${errorsOnly ? `countIf(${ERROR_RECORD})` : 'count()'} AS n FROM logs${where(pieceBounds(p, i, params))}`;
+    const step = LEVELS.find((l) => l.column === p.column)!.step;
+    const buckets = `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'errors' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
+    if (!errorsOnly) return buckets;
+    // The rollups count errors by status (>= 400): records under 400 with an error message are counted raw over the
+    // piece's span, as one slice of that span (disjoint from the buckets' records, so the sum stays exact).
+    const span = pieceBounds({ ...p, column: 'created_at', raw: true }, `${i}m`, params);
+    return `${buckets}\nUNION ALL\nSELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, countIf(status_code < 400 AND error_message != '') AS n FROM logs${where(span)}`;
   });
   const rows = await ch.query<{ s: number; e: number; n: number }>(
     `SELECT s, e, sum(n) AS n FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY s, e HAVING n > 0 ORDER BY s DESC`,
@@ -159,15 +183,17 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
 export const sliceTotal = (slices: readonly Slice[]): number => slices.reduce((a, s) => a + s.n, 0);
 
 /**
- * The newest start time (Unix seconds) from which the slices hold at least
- * `need` records, or null when they do not: the page newest first lies in
- * [start, until), so its read may skip every older partition and granule.
+ * Where a page newest first lies, from the slices (newest first): `from`, the
+ * newest start time (Unix seconds) from which the slices hold at least `need`
+ * records, else the oldest slice's start (every matching record is in the
+ * slices, so none is older); `holds`, how many records the slices promise in
+ * [from, until). No slices: nothing matches, and no read is needed.
  */
-export function windowStart(slices: readonly Slice[], need: number): number | null {
+export function pageWindow(slices: readonly Slice[], need: number): { from: number; holds: number } | null {
   let seen = 0;
   for (const s of slices) {
     seen += s.n;
-    if (seen >= need) return s.from;
+    if (seen >= need) return { from: s.from, holds: seen };
   }
-  return null;
+  return slices.length ? { from: slices[slices.length - 1]!.from, holds: seen } : null;
 }

@@ -6,7 +6,7 @@
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
 import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
-import { countSlices, sliceTotal, windowStart } from './log-counts.js';
+import { countSlices, ERROR_RECORD, pageWindow, sliceTotal } from './log-counts.js';
 
 export interface LogFilter {
   master_id?: number;
@@ -46,7 +46,7 @@ export function whereOf(f: LogFilter): { where: string; params: QueryParams } {
     parts.push("created_at < {until:DateTime64(3, 'UTC')}");
     params.until = new Date(f.until * 1000);
   }
-  if (f.error_only) parts.push("(status_code >= 400 OR error_message != '')");
+  if (f.error_only) parts.push(ERROR_RECORD);
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
@@ -72,10 +72,13 @@ export function parseCursor(text: string): LogCursor | null {
  * older in (created_at, id) order, so a record inserted meanwhile never shifts
  * a page), skipping `offset`, and the exact total of the filter. Both come
  * from the per-slice counts (log-counts.ts) when the rollups carry the filter:
- * their sum is the total, and the newest slices that hold the page bound the
- * page's read to their time window. A window that held fewer rows than the
- * counts promised (a rollup out of step with the raw table) is read again
- * without it, so the page never depends on the rollups being right.
+ * their sum is the total, and the slices bound the page's read to the newest
+ * window that holds it (or to the oldest slice when the filter matches fewer
+ * records than the page reaches, so a rare or absent value never scans the
+ * whole history; no slices at all, and there is nothing to read). A window that
+ * held fewer rows than the counts promised (a rollup out of step with the raw
+ * table) is read again without it, so the page never depends on the rollups
+ * being right when they promise rows.
  */
 export async function listLogs(
   ch: ClickHouseReader,
@@ -97,7 +100,8 @@ export async function listLogs(
   }
   // Slices reaching the cursor's time may hold rows after it: their records do not count toward the page (a wider window, never a short one).
   const skipped = cursor && slices ? slices.filter((s) => s.to * 1000 > cursor.at_ms).reduce((a, s) => a + s.n, 0) : 0;
-  const start = slices ? windowStart(slices, skipped + offset + limit) : null;
+  const window = slices ? pageWindow(slices, skipped + offset + limit) : null;
+  if (slices && window === null) return { items: [], total: 0 };
   const page = (from: number | null) => {
     const w = from === null ? conds : [...conds, "created_at >= {window_from:DateTime64(3, 'UTC')}"];
     return ch.query<LogRow>(
@@ -105,8 +109,9 @@ export async function listLogs(
       from === null ? params : { ...params, window_from: new Date(from * 1000) },
     );
   };
-  const [first, counted] = await Promise.all([page(start), total === null ? countLogs(ch, filter) : Promise.resolve(total)]);
-  const items = start !== null && first.length < limit ? await page(null) : first;
+  const [first, counted] = await Promise.all([page(window?.from ?? null), total === null ? countLogs(ch, filter) : Promise.resolve(total)]);
+  const promised = window ? Math.min(limit, Math.max(0, window.holds - skipped - offset)) : 0;
+  const items = window && first.length < promised ? await page(null) : first;
   return { items, total: counted };
 }
 

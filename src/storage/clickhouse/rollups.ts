@@ -5,8 +5,8 @@
  * backfilling its table), and the statements that rebuild a slice of it after
  * raw logs were deleted, so the aggregation is written in one place.
  * Grains and dimensions follow the readers and a gateway's cardinalities (many
- * sparse keys; few dense masters and models): no minute or hour rollup but
- * logs_hourly_key holds key_id (docs/analytics.md, "Rollups").
+ * sparse keys; few dense masters and models): no minute rollup holds key_id, and
+ * only logs_hourly_key and logs_daily_key do (docs/analytics.md, "Rollups").
  */
 import type { QueryParams } from './client.js';
 
@@ -80,6 +80,13 @@ export const ROLLUPS: readonly Rollup[] = [
     mv: 'logs_hourly_key_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
     dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+  },
+  // Days per key and nothing else: the key facet and a key filter's whole days, a row per key and day whatever the log count.
+  {
+    table: 'logs_daily_key',
+    mv: 'logs_daily_key_mv',
+    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
+    dims: [DIM.master_id, DIM.key_id],
   },
   // The global rollups keep only what unfiltered reads group by (time and model): 005 dropped group and status class.
   {

@@ -359,13 +359,17 @@ export async function queryPeriodTotals(ch: Reader, ranges: TimeRange[], filter?
   return rows.map(([[total]]) => total!);
 }
 
-/** One model's values per time bucket, as parallel arrays in no particular order (empty buckets absent). */
+/**
+ * One model's values per time bucket, as parallel arrays in no particular
+ * order (empty buckets absent). Values are ClickHouse's decimal text, exact for
+ * a cost (Decimal(38, 12)) and a count alike: the reader parses them as its
+ * metric needs (src/actors/analytics/chart.ts).
+ */
 export interface ModelSeries {
   model: string;
-  /** Cost in 10^-12 units for metric `cost` (exact), else a count. */
-  total: bigint;
+  total: string;
   starts: number[];
-  values: bigint[];
+  values: string[];
 }
 
 export type SeriesMetric = 'requests' | 'tokens' | 'cost';
@@ -397,6 +401,5 @@ export async function querySeries(
     'GROUP BY m',
   ].join('\n');
   const rows = await ch.query<{ m: string; total: string; starts: number[]; vals: string[] }>(sql, params);
-  const parse = q.metric === 'cost' ? parseMoney : (x: string) => BigInt(x);
-  return rows.map((r) => ({ model: r.m, total: parse(r.total), starts: r.starts.map(Number), values: r.vals.map(parse) }));
+  return rows.map((r) => ({ model: r.m, total: r.total, starts: r.starts.map(Number), values: r.vals }));
 }

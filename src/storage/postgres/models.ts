@@ -12,28 +12,31 @@ const named = z.object({ name: text });
 const priceRow = z.object({ name: text, cost_per_token: decimal, cost_per_input_token: decimal.nullable(), cost_per_output_token: decimal.nullable() });
 export type PriceRow = z.infer<typeof priceRow>;
 
-const modelRow = z
-  .object({
-    id: int,
-    name: text,
-    kind: text,
-    context_window: int,
-    max_output_tokens: int,
-    /** The currency unit per token (docs/spend.md); input and output default to it when null. */
-    cost_per_token: num,
-    cost_per_input_token: num.nullable(),
-    cost_per_output_token: num.nullable(),
-    supports_fim: z.boolean(),
-    supports_functions: z.boolean(),
-    supports_tool_choice: z.boolean(),
-    supports_vision: z.boolean(),
-    source: text,
-    createdAt: time,
-    updatedAt: time,
-    deleted_at: time.nullable(),
-  })
-  .transform((r) => withDeletedAt(r));
+const modelFields = z.object({
+  id: int,
+  name: text,
+  kind: text,
+  context_window: int,
+  max_output_tokens: int,
+  /** The currency unit per token (docs/spend.md); input and output default to it when null. */
+  cost_per_token: num,
+  cost_per_input_token: num.nullable(),
+  cost_per_output_token: num.nullable(),
+  supports_fim: z.boolean(),
+  supports_functions: z.boolean(),
+  supports_tool_choice: z.boolean(),
+  supports_vision: z.boolean(),
+  source: text,
+  createdAt: time,
+  updatedAt: time,
+  deleted_at: time.nullable(),
+});
+const modelRow = modelFields.transform((r) => withDeletedAt(r));
 export type ModelRow = z.infer<typeof modelRow>;
+
+/** A model's capabilities and prices: what a binding snapshot aggregates (routing.ts), read by the same row schema. */
+export const modelCapabilities = modelFields.omit({ id: true, source: true, createdAt: true, updatedAt: true, deleted_at: true });
+export type ModelCapabilities = z.infer<typeof modelCapabilities>;
 
 const refreshRow = z.object({ id: int, ref: text, source_url: text, version: text.nullable(), models: z.array(jsonObject), applied_at: time });
 export type RefreshRow = z.infer<typeof refreshRow>;

@@ -6,6 +6,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { headers, idRow, int, num, text, texts } from './row-types.js';
+import { modelCapabilities, type ModelCapabilities } from './models.js';
+
+export type { ModelCapabilities };
 
 /** Arbitrary constant: the routing writers' lock. */
 const ROUTING_LOCK = 4_118_730_052;
@@ -60,22 +63,6 @@ const bindingState = z.object({
   namespace_status: text,
 });
 export type BindingState = z.infer<typeof bindingState>;
-
-/** What a binding snapshot's capabilities are aggregated from. */
-const modelCapabilities = z.object({
-  name: text,
-  kind: text,
-  context_window: int,
-  max_output_tokens: int,
-  cost_per_token: num,
-  cost_per_input_token: num.nullable(),
-  cost_per_output_token: num.nullable(),
-  supports_fim: z.boolean(),
-  supports_functions: z.boolean(),
-  supports_tool_choice: z.boolean(),
-  supports_vision: z.boolean(),
-});
-export type ModelCapabilities = z.infer<typeof modelCapabilities>;
 
 const bindingKeyRow = z.object({ binding_key: text });
 
