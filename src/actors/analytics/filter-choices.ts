@@ -8,9 +8,8 @@ import { badRequest } from '../../errors.js';
 import type { Principal } from '../../contract/principal.js';
 import type { ClickHouseReader } from '../../storage/clickhouse/client.js';
 import { queryFacets, type FacetFilter } from '../../storage/clickhouse/log-facets.js';
+import { OPEN_END } from '../../storage/clickhouse/log-counts.js';
 
-/** Without `until` the window is open-ended: this bound (2100-01-01) stands for it. */
-export const OPEN_UNTIL = 4_102_444_800;
 export const FACET_LIMIT_DEFAULT = 20;
 export const FACET_LIMIT_MAX = 100;
 
@@ -22,7 +21,7 @@ export interface FilterChoicesQuery extends FacetFilter {
 
 export async function filterChoices(ch: ClickHouseReader, q: FilterChoicesQuery, principal: Principal) {
   const since = q.since ?? 0;
-  const until = q.until ?? OPEN_UNTIL;
+  const until = q.until ?? OPEN_END; // open-ended: the end of log time (2100-01-01) stands for it
   if (until <= since) throw badRequest('until must be after since', { until: 'must be greater than since' });
   const limit = Math.min(q.limit ?? FACET_LIMIT_DEFAULT, FACET_LIMIT_MAX);
   const filter: FacetFilter = { master_id: q.master_id, key_id: q.key_id, model: q.model, group: q.group };

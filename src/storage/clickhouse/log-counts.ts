@@ -55,8 +55,8 @@ const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(
 
 /** `error_only`'s records: an error status, or an error message under any status. */
 export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
-/** The end of log time (2100-01-01): the end of a slice with an open end. */
-const OPEN_END = 4_102_444_800;
+/** The end of log time (2100-01-01): the end of a slice with an open end, and an `until` that is no bound. */
+export const OPEN_END = 4_102_444_800;
 
 /** The filtered columns, or null when the filter has a condition no rollup keeps (an exact status code: they keep its class). */
 function filteredColumns(f: CountFilter): Array<(typeof EQUALITIES)[number]> | null {
@@ -156,22 +156,31 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
     conds.push(`${quote(c)} = {${c}:${type}}`);
     params[c] = f[c];
   }
-  const selects = rangePieces(
+  const pieces = rangePieces(
     filtered.map(([c]) => c),
     f.since ?? null,
     f.until ?? null,
-  ).map((p, i) => {
-    const where = (bounds: string[]) => (conds.length + bounds.length ? ` WHERE ${[...conds, ...bounds].join(' AND ')}` : '');
-    // A raw piece is one slice (under a minute, or a key's minutes); a rollup piece is one slice per bucket.
-    if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, ${errorsOnly ? `countIf(${ERROR_RECORD})` : 'count()'} AS n FROM logs${where(pieceBounds(p, i, params))}`;
+  );
+  const where = (bounds: string[]) => (conds.length + bounds.length ? ` WHERE ${[...conds, ...bounds].join(' AND ')}` : '');
+  // Conditions in WHERE, not countIf: ClickHouse then reads the cheap columns first (PREWHERE), 5x faster over 20M rows.
+  const rawError = errorsOnly ? [ERROR_RECORD] : [];
+  // A raw piece is one slice (under a minute, or a key's minutes); a rollup piece is one slice per bucket.
+  const selects = pieces.map((p, i) => {
+    if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, count() AS n FROM logs${where([...pieceBounds(p, i, params), ...rawError])}`;
     const step = LEVELS.find((l) => l.column === p.column)!.step;
-    const buckets = `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'errors' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
-    if (!errorsOnly) return buckets;
-    // The rollups count errors by status (>= 400): records under 400 with an error message are counted raw over the
-    // piece's span, as one slice of that span (disjoint from the buckets' records, so the sum stays exact).
-    const span = pieceBounds({ ...p, column: 'created_at', raw: true }, `${i}m`, params);
-    return `${buckets}\nUNION ALL\nSELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, countIf(status_code < 400 AND error_message != '') AS n FROM logs${where(span)}`;
+    return `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'errors' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
   });
+  const rolled = pieces.map((p, i) => ({ p, i })).filter(({ p }) => !p.raw);
+  if (errorsOnly && rolled.length) {
+    // The rollups count errors by status (>= 400): the records under 400 with an error message in their spans are
+    // counted raw in one scan, as one slice from the first span's start to the last one's end (disjoint from every
+    // other slice's records, so the sum stays exact, and within its bounds, so a page window taken from it holds).
+    const spans = rolled.map(({ p, i }) => pieceBounds({ ...p, column: 'created_at', raw: true }, `${i}m`, params));
+    const any = spans.some((b) => b.length === 0) ? [] : [`(${spans.map((b) => `(${b.join(' AND ')})`).join(' OR ')})`];
+    const from = rolled.some(({ p }) => p.from === null) ? 0 : Math.min(...rolled.map(({ p }) => p.from!));
+    const to = rolled.some(({ p }) => p.to === null) ? OPEN_END : Math.max(...rolled.map(({ p }) => p.to!));
+    selects.push(`SELECT ${from} AS s, ${to} AS e, count() AS n FROM logs${where([...any, 'status_code < 400', "error_message != ''"])}`);
+  }
   const rows = await ch.query<{ s: number; e: number; n: number }>(
     `SELECT s, e, sum(n) AS n FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY s, e HAVING n > 0 ORDER BY s DESC`,
     params,

@@ -13,7 +13,7 @@
  * the scope (a tenant's own master id) applies to every dimension.
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
-import { pieceBounds, rangePieces } from './log-counts.js';
+import { OPEN_END, pieceBounds, rangePieces } from './log-counts.js';
 
 export type FacetDimension = 'master_id' | 'key_id' | 'model' | 'group' | 'status_class';
 export const FACET_DIMENSIONS: readonly FacetDimension[] = ['master_id', 'key_id', 'model', 'group', 'status_class'];
@@ -62,13 +62,14 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
   if (q.scope) params.scope_master = q.scope.master_id;
   // Each bucket size reads the smallest rollup with this dimension, the filtered ones and the scope's master.
   const needs = [...new Set<string>([dim, ...filters, ...(scoped ? ['master_id'] : [])])];
-  const arms = rangePieces(needs, q.since, q.until).map((p, i) => {
+  // The window's open ends (since 0, until the end of log time) bound nothing: no time condition, no raw edges.
+  const arms = rangePieces(needs, q.since > 0 ? q.since : null, q.until < OPEN_END ? q.until : null).map((p, i) => {
     const where = [
       ...pieceBounds(p, i, params),
       ...(scoped ? ['master_id = {scope_master:UInt64}'] : []),
       ...filters.map((f) => `${dimExpr(f, p.raw)} = {${f}:${FILTER_TYPES[f]}}`),
     ];
-    return `SELECT ${dimExpr(dim, p.raw)} AS v, ${p.raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table} WHERE ${where.join(' AND ')} GROUP BY v`;
+    return `SELECT ${dimExpr(dim, p.raw)} AS v, ${p.raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY v`;
   });
   const value = dim === 'status_class' ? "concat(toString(v), 'xx')" : 'v';
   const cap = limit === null ? '' : ` LIMIT ${limit + 1}`; // one more than kept: tells whether there were more
