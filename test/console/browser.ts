@@ -33,6 +33,12 @@ export interface ApiCall {
   path: string;
   /** Unix seconds of the call: the bench moves the recorded windows from here onto its history. */
   recorded_at: number;
+  /**
+   * Which burst of calls this one went out in: a burst starts when a call leaves while no other API call of the
+   * page is in flight (a view opening, a filter changed), so the bench fires each burst at once, one after another,
+   * as the console does, and not every call a view ever made at once.
+   */
+  burst: number;
 }
 
 export interface ConsolePage {
@@ -46,10 +52,16 @@ export interface ConsolePage {
   calls: ApiCall[];
   /** What the calls are attributed to. */
   view: string;
+  /** The current burst (see ApiCall.burst) and the API calls still in flight. */
+  burst: number;
+  inflight: number;
   /** HTTP error statuses this test expects (the browser logs "Failed to load resource" for them). */
   allowStatus: Set<number>;
   close(): Promise<void>;
 }
+
+/** Bursts are numbered across every page of the run, so two pages' bursts never share a number. */
+let bursts = 0;
 
 export async function openConsole(browser: Browser, base: string, role: string): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, colorScheme: 'light' });
@@ -62,6 +74,8 @@ export async function openConsole(browser: Browser, base: string, role: string):
     foreign: [],
     calls: [],
     view: 'signin',
+    burst: 0,
+    inflight: 0,
     allowStatus: new Set(),
     close: () => context.close(),
   };
@@ -80,7 +94,19 @@ export async function openConsole(browser: Browser, base: string, role: string):
       cp.foreign.push(req.url());
       return;
     }
-    if (!url.pathname.startsWith('/console')) cp.calls.push({ view: cp.view, role, method: req.method(), path: url.pathname + url.search, recorded_at: Math.floor(Date.now() / 1000) });
+    if (url.pathname.startsWith('/console')) return;
+    if (cp.inflight++ === 0) cp.burst = ++bursts;
+    cp.calls.push({ view: cp.view, role, method: req.method(), path: url.pathname + url.search, recorded_at: Math.floor(Date.now() / 1000), burst: cp.burst });
+  });
+  const isApiCall = (u: string): boolean => {
+    const url = new URL(u);
+    return url.origin === origin && !url.pathname.startsWith('/console');
+  };
+  context.on('requestfinished', (req) => {
+    if (isApiCall(req.url())) cp.inflight--;
+  });
+  context.on('requestfailed', (req) => {
+    if (isApiCall(req.url())) cp.inflight--;
   });
   return cp;
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { consoleScenario, readCalls, recordingNow, shiftPath } from '../../src/bench/scenarios/console.js';
+import { burstsOf, consoleScenario, readCalls, recordingNow, shiftPath, type CallRun } from '../../src/bench/scenarios/console.js';
 
 t.test('time windows move by whole hours; other parameters stay', async (t) => {
   const calls = readCalls(writeFixture([
@@ -22,6 +22,28 @@ t.test('time windows move by whole hours; other parameters stay', async (t) => {
   t.equal(shiftPath(calls[1]!.path, 7200), '/admin/logs?limit=50');
   t.throws(() => readCalls(writeFixture([{ view: 'x', role: 'child', method: 'GET', path: '/x' }])), /role/);
   t.throws(() => readCalls(writeFixture({ view: 'x' })), /array/);
+});
+
+t.test('calls replay in the bursts they were recorded in, in order; a recording without bursts is one burst', async (t) => {
+  const runsOf = (calls: ReturnType<typeof readCalls>): CallRun[] => calls.map((call) => ({ call, path: call.path, latencies: [], non2xx: 0, lastStatus: 0 }));
+  const numbered = readCalls(writeFixture([
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50', burst: 7 },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs/filters', burst: 7 },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?model=a&limit=50', burst: 9 },
+    { view: 'logs', role: 'master', method: 'GET', path: '/v1/logs?limit=50', burst: 9 },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs/filters?model=a', burst: 9 },
+  ]));
+  t.equal(numbered[0]!.burst, 7, 'the burst number is read');
+  t.same(burstsOf(runsOf(numbered)).map((b) => b.map((r) => r.path)), [
+    ['/admin/logs?limit=50', '/admin/logs/filters'],
+    ['/admin/logs?model=a&limit=50', '/admin/logs/filters?model=a'],
+    ['/v1/logs?limit=50'],
+  ], 'one burst per role and number, in the order first seen');
+  const plain = readCalls(writeFixture([
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50' },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs/filters' },
+  ]));
+  t.equal(burstsOf(runsOf(plain)).length, 1);
 });
 
 t.test('skipped without a recording', async (t) => {
@@ -37,8 +59,8 @@ t.test('a tiny run: every view measured, every call 2xx, windows on the seeded h
   const file = writeFixture([
     { view: 'overview', role: 'admin', method: 'GET', path: '/admin/dashboard/summary?period=today&include_trends=true' },
     { view: 'overview', role: 'admin', method: 'GET', path: `/admin/logs/stats/traffic-chart?granularity=hour&since=${then - 86_400}&until=${then}&top_n=5` },
-    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50' },
-    { view: 'logs', role: 'admin', method: 'GET', path: `/admin/logs/filters?since=${then - 86_400}&until=${then}` },
+    { view: 'logs', role: 'admin', method: 'GET', path: '/admin/logs?limit=50', burst: 1 },
+    { view: 'logs', role: 'admin', method: 'GET', path: `/admin/logs/filters?since=${then - 86_400}&until=${then}`, burst: 2 },
     { view: 'logs', role: 'admin', method: 'POST', path: '/admin/masters' },
     { view: 'tenant', role: 'master', method: 'GET', path: '/v1/stats?period=last7d' },
     { view: 'tenant', role: 'master', method: 'GET', path: '/v1/logs?limit=20' },

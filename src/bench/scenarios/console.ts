@@ -18,11 +18,13 @@
  *    SVC_STATS_CACHE_ENTRIES=0, creates the 200 masters of the logs (a call
  *    with role `master` uses the first one's key) and starts the data plane
  *    of `dashboards` (2,000 records a second).
- * 3. Per view, BENCH_CONSOLE_USERS (default 4) users open it over and over
- *    for the run's seconds: each opening fires the view's calls at once, as
- *    the console does, and waits for all of them. Every call's latency is its
- *    full answer (last byte). The view's figure is the p99 of its slowest
- *    call; the target is under 300 ms, with no answer other than 2xx.
+ * 3. Per view, BENCH_CONSOLE_USERS (default 1) users open it over and over
+ *    for the run's seconds: each opening sends the view's calls in the bursts
+ *    the recording numbers (the calls that went out together: the view
+ *    opening, then each filter changed), one burst after another, each burst's
+ *    calls at once, as the console does. Every call's latency is its full
+ *    answer (last byte). The view's figure is the p99 of its slowest call; the
+ *    target is under 300 ms, with no answer other than 2xx.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { bearer, call } from '../harness/http.js';
@@ -44,6 +46,11 @@ export interface ConsoleCall {
   path: string;
   /** When the call was recorded (Unix seconds); optional. */
   recorded_at?: number;
+  /**
+   * The burst it went out in (the browser tests number them: a burst starts when a call leaves with no other in
+   * flight); optional. A view's bursts are replayed one after another, each burst's calls at once.
+   */
+  burst?: number;
 }
 
 export interface ConsoleOptions {
@@ -53,7 +60,7 @@ export interface ConsoleOptions {
   callsFile?: string;
   /** Seeded rows (default BENCH_CONSOLE_ROWS, else 20,000,000). */
   rows?: number;
-  /** Users opening each view at once (default BENCH_CONSOLE_USERS, else 4). */
+  /** Users opening each view at once (default BENCH_CONSOLE_USERS, else 1: one operator). */
   users?: number;
 }
 
@@ -66,7 +73,14 @@ export function readCalls(file: string): ConsoleCall[] {
       throw new Error(`${file}: entry ${i} needs view, method and a path starting with /`);
     }
     if (c.role !== 'admin' && c.role !== 'master') throw new Error(`${file}: entry ${i}: role must be admin or master`);
-    return { view: c.view, role: c.role, method: c.method.toUpperCase(), path: c.path, ...(typeof c.recorded_at === 'number' ? { recorded_at: c.recorded_at } : {}) };
+    return {
+      view: c.view,
+      role: c.role,
+      method: c.method.toUpperCase(),
+      path: c.path,
+      ...(typeof c.recorded_at === 'number' ? { recorded_at: c.recorded_at } : {}),
+      ...(typeof c.burst === 'number' ? { burst: c.burst } : {}),
+    };
   });
 }
 
@@ -95,7 +109,7 @@ export function shiftPath(path: string, shift: number): string {
 
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
-interface CallRun {
+export interface CallRun {
   call: ConsoleCall;
   path: string;
   latencies: number[];
@@ -110,21 +124,42 @@ async function timed(base: string, path: string, token: string): Promise<{ ms: n
   return { ms: performance.now() - started, status: res.status };
 }
 
-/** `users` users opening the view over and over for `seconds`: every call of an opening at once. */
+/**
+ * A view's calls in the bursts they went out in, in recorded order: calls of one
+ * burst number together (a recording without numbers is one burst, every call
+ * at once).
+ */
+export function burstsOf(runs: CallRun[]): CallRun[][] {
+  const bursts = new Map<string, CallRun[]>();
+  for (const r of runs) {
+    const k = r.call.burst === undefined ? 'all' : `${r.call.role} ${r.call.burst}`;
+    bursts.set(k, [...(bursts.get(k) ?? []), r]);
+  }
+  return [...bursts.values()];
+}
+
+/**
+ * `users` users opening the view over and over for `seconds`: an opening sends
+ * the view's bursts one after another, each burst's calls at once, as the
+ * console sent them (a filter changed is a burst after the view's first one).
+ */
 async function openView(base: string, runs: CallRun[], tokens: Record<'admin' | 'master', string>, users: number, seconds: number): Promise<number> {
   const end = performance.now() + seconds * 1000;
+  const bursts = burstsOf(runs);
   let openings = 0;
   await Promise.all(
     Array.from({ length: users }, async () => {
       while (performance.now() < end) {
-        await Promise.all(
-          runs.map(async (r) => {
-            const { ms, status } = await timed(base, r.path, tokens[r.call.role]);
-            r.latencies.push(ms);
-            r.lastStatus = status;
-            if (status < 200 || status >= 300) r.non2xx++;
-          }),
-        );
+        for (const burst of bursts) {
+          await Promise.all(
+            burst.map(async (r) => {
+              const { ms, status } = await timed(base, r.path, tokens[r.call.role]);
+              r.latencies.push(ms);
+              r.lastStatus = status;
+              if (status < 200 || status >= 300) r.non2xx++;
+            }),
+          );
+        }
         openings++;
       }
     }),
@@ -147,7 +182,7 @@ export async function consoleScenario(opts: ConsoleOptions = {}): Promise<Scenar
   const downloads = calls.filter((c) => c.method === 'GET' && isDownload(c)).length;
   if (gets.length === 0) return skippedResult(name, `${file} holds no GET call`);
   const rows = opts.rows ?? Number(process.env.BENCH_CONSOLE_ROWS ?? 20_000_000);
-  const users = opts.users ?? Number(process.env.BENCH_CONSOLE_USERS ?? 4);
+  const users = opts.users ?? Number(process.env.BENCH_CONSOLE_USERS ?? 1);
 
   const store = await seededStore(rows);
   const dataDir = copyOfStore(store);
