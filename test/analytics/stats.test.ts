@@ -75,6 +75,21 @@ t.test('group_by minute, day, month', async (t) => {
   ]);
 });
 
+t.test('percentiles=false: the same items without the latency percentiles, for every group_by', async (t) => {
+  for (const groupBy of ['hour', 'day', 'month', 'model', 'minute']) {
+    const range = groupBy === 'minute' ? `since=${s('2025-03-10T10:55:00Z')}&until=${s('2025-03-10T11:35:00Z')}` : `since=${s('2025-02-01T00:00:00Z')}&until=${s('2025-03-11T00:00:00Z')}`;
+    const full = await get(`/admin/logs/stats?group_by=${groupBy}&${range}`);
+    const lean = await get(`/admin/logs/stats?group_by=${groupBy}&${range}&percentiles=false`);
+    t.equal(lean.status, 200);
+    t.ok(full.json.items.length > 0, `${groupBy}: items to compare`);
+    const stripped = full.json.items.map(({ p50_latency_ms: _a, p95_latency_ms: _b, p99_latency_ms: _c, ...rest }: Record<string, unknown>) => rest);
+    t.same(lean.json.items, stripped, `${groupBy}: every other figure as with percentiles`);
+    t.ok(lean.json.items.every((i: Record<string, unknown>) => !('p50_latency_ms' in i) && !('p99_latency_ms' in i)), `${groupBy}: no percentile field`);
+  }
+  const bad = await get('/admin/logs/stats?percentiles=maybe');
+  t.equal(bad.status, 400, 'a value that is not a boolean is refused');
+});
+
 t.test('group_by model (the default): busiest first, with average latency', async (t) => {
   const r = await get(`/admin/logs/stats?since=${s('2025-02-01T00:00:00Z')}&until=${s('2025-03-11T00:00:00Z')}`);
   t.equal(r.json.group_by, 'model');

@@ -81,26 +81,33 @@ export function figures(r: StatsRow) {
   };
 }
 
-/** GroupedStatsItem: groups by model busiest first, time buckets in order. */
-function groupedItems(rows: StatsRow[], groupBy: Bucket | 'model') {
+/** Figures without the latency percentiles (not read). */
+function withoutPercentiles(r: StatsRow) {
+  const { p50_latency_ms: _a, p95_latency_ms: _b, p99_latency_ms: _c, ...rest } = figures(r);
+  return rest;
+}
+
+/** GroupedStatsItem: groups by model busiest first, time buckets in order; without percentiles when they were not read. */
+function groupedItems(rows: StatsRow[], groupBy: Bucket | 'model', percentiles = true) {
+  const figuresOf = percentiles ? figures : withoutPercentiles;
   const items = rows.map((r) =>
     groupBy === 'model'
-      ? { key: r.model!, start: null, ...figures(r) }
-      : { key: bucketKey(r.start!, groupBy), start: r.start, ...figures(r) },
+      ? { key: r.model!, start: null, ...figuresOf(r) }
+      : { key: bucketKey(r.start!, groupBy), start: r.start, ...figuresOf(r) },
   );
   if (groupBy === 'model') items.sort((a, b) => b.requests - a.requests || (a.key < b.key ? -1 : 1));
   return items;
 }
 
-async function grouped(ch: ClickHouseReader, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model') {
+async function grouped(ch: ClickHouseReader, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model', percentiles: boolean) {
   const rows = await queryStats(ch, {
     range,
     filter,
     bucket: groupBy === 'model' ? undefined : groupBy,
     byModel: groupBy === 'model',
-    quantiles: true,
+    quantiles: percentiles,
   });
-  return groupedItems(rows, groupBy);
+  return groupedItems(rows, groupBy, percentiles);
 }
 
 /** Sums rows into one (latency quantiles cannot be summed and are dropped; cost sums exactly). */
@@ -162,7 +169,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
       stats: async ({ query }, ctx) => {
         const groupBy = query.group_by;
         const range = checkRange(query, ctx.now(), groupBy === 'minute' ? 'minute' : undefined);
-        const items = await grouped(await reader(ctx, query.master_id), range, filterOf(query), groupBy);
+        const items = await grouped(await reader(ctx, query.master_id), range, filterOf(query), groupBy, query.percentiles !== false);
         return { group_by: groupBy, since: range.since, until: range.until, items };
       },
 
@@ -235,7 +242,7 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
           sets: [{ byModel: true }, { bucket: 'day' }],
           quantiles: true,
         })) as [StatsRow[], StatsRow[]];
-        const { p50_latency_ms: _a, p95_latency_ms: _b, p99_latency_ms: _c, ...totals } = figures(total(byModel));
+        const totals = withoutPercentiles(total(byModel));
         return {
           period: query.period,
           since: range.since,

@@ -42,13 +42,15 @@ const figures = {
 };
 const percentiles = { p50_latency_ms: num, p95_latency_ms: num, p99_latency_ms: num };
 
+const groupKeys = {
+  key: { type: 'string', description: 'model name; UTC date (day), YYYY-MM (month) or RFC 3339 bucket start (hour, minute)' },
+  start: { type: ['integer', 'null'], description: 'bucket start in Unix seconds (UTC); null for model groups' },
+  ...figures,
+};
 export const groupedStatsItem: JSONSchema = {
-  ...obj({
-    key: { type: 'string', description: 'model name; UTC date (day), YYYY-MM (month) or RFC 3339 bucket start (hour, minute)' },
-    start: { type: ['integer', 'null'], description: 'bucket start in Unix seconds (UTC); null for model groups' },
-    ...figures,
-    ...percentiles,
-  }),
+  ...obj({ ...groupKeys, ...percentiles }),
+  // Left out when asked with percentiles=false (GET /admin/logs/stats).
+  required: Object.keys(groupKeys),
   title: 'GroupedStatsItem',
 };
 
