@@ -174,6 +174,9 @@ t.test('tenant: own cost in the totals and by model, no price named, the by-day 
     t.match(await byModel.locator('tr', { hasText: 'model-without-price' }).textContent(), /no price/);
     await cp.page.selectOption('select[name="metric"]', 'cost');
     await cp.page.waitForFunction(() => (globalThis as unknown as { location: { search: string } }).location.search.includes('metric=cost'));
+    // The chart draws after the URL changes: wait for its label (a timeout fails the test) rather than read it at once.
+    type Doc = { document: { querySelector(s: string): { textContent: string | null } | null } };
+    await cp.page.waitForFunction(() => /cost/.test((globalThis as unknown as Doc).document.querySelector('.chart')?.textContent ?? ''), undefined, { timeout: 15_000 });
     t.match(await cp.page.textContent('.chart'), /cost/, 'the by-day chart shows cost');
     await screenshot(cp.page, 'tenant-usage-cost');
   });
