@@ -1,10 +1,10 @@
 /**
  * The statistics cache: answers of ClickHouse reads kept by their exact SQL
  * and parameters, valid while the log data generation of their scope
- * (src/actors/logs/generations.ts) has not moved. Ranges are resolved to whole
- * minutes before the SQL is written, so repeated dashboard reads within a
- * minute send the same SQL; and identical reads in flight at once share one
- * query. An answer is therefore the one a fresh read would give, as of the
+ * (src/actors/logs/generations.ts) has not moved. Ranges are exact to the
+ * second, so the key is too: a read repeated with the same range (or a named
+ * period within the same second) sends the same SQL; and identical reads in
+ * flight at once share one query. An answer is therefore the one a fresh read would give, as of the
  * read that filled it, while no log insert, deletion or retention pass has
  * touched its scope since. Entries also expire after `maxAgeMs`, which bounds
  * what a writer that bypasses this service (or a lost generation update) can

@@ -133,7 +133,9 @@ export function burstsOf(runs: CallRun[]): CallRun[][] {
   const bursts = new Map<string, CallRun[]>();
   for (const r of runs) {
     const k = r.call.burst === undefined ? 'all' : `${r.call.role} ${r.call.burst}`;
-    bursts.set(k, [...(bursts.get(k) ?? []), r]);
+    const burst = bursts.get(k);
+    if (burst) burst.push(r);
+    else bursts.set(k, [r]);
   }
   return [...bursts.values()];
 }
