@@ -5,7 +5,8 @@
  * write-ahead file's group commit, its read-back after a crash, and exactly-once storage
  * of what it replays, in `logs` and in every rollup, whatever point of the
  * insert the crash came at (before it, after it but before the file was
- * trimmed, between `logs` and the rollups). The kill drill
+ * trimmed, between `logs` and the rollups, between a table's deduplication
+ * log and its part, in either order). The kill drill
  * (test/process/kill-drill.test.ts) does the same with a real SIGKILL.
  */
 import t, { type Test } from 'tap';
@@ -17,6 +18,7 @@ import pino from 'pino';
 import { adminToken, freshDatabase, postgresAvailable, startTestService, eventually, type TestService } from '../helpers/harness.js';
 import { LOG_COLUMNS, toRow } from '../../src/storage/clickhouse/logs-table.js';
 import { ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
+import { rollupMismatches } from '../../src/storage/clickhouse/rollup-check.js';
 import { dedupTokenOf } from '../../src/storage/clickhouse/write/writer.js';
 import { readSegment, WalWriteError, WriteAheadLog } from '../../src/storage/clickhouse/write/wal.js';
 import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
@@ -24,11 +26,11 @@ import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
 const silent = pino({ level: 'silent' });
 const header = `${JSON.stringify(LOG_COLUMNS)}\n`;
 
-/** Compact rows as the writer encodes them, `n` records from `first`, all on one day (one insert piece). */
-function rows(first: number, n: number): Buffer {
+/** Compact rows as the writer encodes them, `n` records from `first`, all at one instant (one insert piece). */
+function rows(first: number, n: number, at = '2026-11-20 10:00:00.000'): Buffer {
   const lines: string[] = [];
   for (let i = first; i < first + n; i++) {
-    lines.push(JSON.stringify(toRow({ key_id: 5, master_id: 3, status_code: i % 7 === 0 ? 500 : 200, model: 'm', tokens_in: i, audit_reason: `mark-${i}` }, 1_000_000 + i, '2026-11-20 10:00:00.000', true, { cost: '0.25', unpriced: false })));
+    lines.push(JSON.stringify(toRow({ key_id: 5, master_id: 3, status_code: i % 7 === 0 ? 500 : 200, model: 'm', tokens_in: i, audit_reason: `mark-${i}` }, 1_000_000 + i, at, true, { cost: '0.25', unpriced: false })));
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 }
@@ -264,9 +266,9 @@ t.test('memory: a sealed batch is in its segment, whole, before its insert may g
   await wal.close();
 });
 
-t.test('a crash at any point of the insert: the replay stores every record once, in logs and every rollup', async (t) => {
+for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at any point of the insert: the replay stores every record once, in logs and every rollup`, async (t) => {
   const { dataDir, databaseUrl } = await lastingStores(t);
-  const start = () => startTestService({ dataDir, databaseUrl, keepData: true, env: { SVC_LOG_FLUSH_MS: '20' } });
+  const start = () => startTestService({ dataDir, databaseUrl, keepData: true, env: { SVC_LOG_ACK: mode, SVC_LOG_FLUSH_MS: '20' } });
   // Before the crash: three batches were acknowledged (their segments are on disk) and the crash came
   // (1) before batch A's insert, (2) after batch B's insert but before its segment was removed,
   // (3) after batch C reached `logs` but before its rows reached the rollups (their views were not fed).
@@ -283,9 +285,25 @@ t.test('a crash at any point of the insert: the replay stores every record once,
   const e = rows(400, 40);
   await ch.insert('logs', e, { format: 'JSONCompactEachRow', columns: LOG_COLUMNS, dedupToken: 'never-recorded' });
   for (const r of ROLLUPS) await ch.command(`ATTACH TABLE ${r.mv}`);
+  // (6) batch F's block was recorded for deduplication in logs_hourly but the kill came before its part was
+  // committed (seen in the kill drill): F goes in whole, then its hour leaves logs_hourly; the record stays.
+  const f = rows(500, 40, '2026-11-20 11:00:00.000');
+  await insertLikeTheWriter(ch, f);
+  await ch.command("DELETE FROM logs_hourly WHERE hour = '2026-11-20 11:00:00'");
+  // (7) batch G's blocks were recorded everywhere, but only some tables' parts were committed: it left `logs` and
+  // the minute and hour rollups (its day holds nothing else), so the replay is skipped in every table.
+  const g = rows(600, 40, '2026-11-21 12:00:00.000');
+  await insertLikeTheWriter(ch, g);
+  await ch.command("DELETE FROM logs WHERE created_at >= '2026-11-21 00:00:00'");
+  for (const table of ['logs_minute', 'logs_minute_global', 'logs_second_global', 'logs_hourly_global']) {
+    const r = ROLLUPS.find((x) => x.table === table)!;
+    await ch.command(`DELETE FROM ${table} WHERE ${r.bucket.column} >= '2026-11-21 00:00:00'`);
+  }
   const before = await stored(ch);
-  t.equal(before.marks.size, 120, 'B, C and E reached logs');
-  t.equal(before.rollups.logs_minute!.split('/')[0], '40', 'only B reached the rollups');
+  t.equal(before.marks.size, 160, 'B, C, E and F are in logs, G is not');
+  t.equal(before.rollups.logs_minute!.split('/')[0], '80', 'only B and F reached logs_minute');
+  t.equal(before.rollups.logs_hourly!.split('/')[0], '80', 'B and G are in logs_hourly, F is not');
+  t.equal(before.rollups.logs_daily!.split('/')[0], '120', 'B, F and G reached logs_daily');
   await svc.stop();
   writeSegment(dataDir, 7, a);
   writeSegment(dataDir, 8, b);
@@ -294,6 +312,8 @@ t.test('a crash at any point of the insert: the replay stores every record once,
   const d = rows(300, 40);
   writeSegment(dataDir, 10, d);
   writeSegment(dataDir, 12, e);
+  writeSegment(dataDir, 13, f);
+  writeSegment(dataDir, 14, g);
   mkdirSync(join(dataDir, 'log-spool'), { recursive: true });
   writeFileSync(join(dataDir, 'log-spool', '000000000001-40.compact.ndjson'), Buffer.concat([Buffer.from(header), d]));
 
@@ -303,13 +323,16 @@ t.test('a crash at any point of the insert: the replay stores every record once,
   await svc.service.system.ask('logs', 'flush');
   await eventually(() => readdirSync(join(dataDir, 'log-wal')).length <= 1, 5000);
   const after = await stored(ch);
-  t.equal(after.marks.size, 200);
+  t.equal(after.marks.size, 280);
   assertOnce(t, after, 0, 40, 'A (crash before the insert)');
   assertOnce(t, after, 100, 40, 'B (crash after the insert)');
   assertOnce(t, after, 200, 40, 'C (crash between logs and the rollups)');
   assertOnce(t, after, 300, 40, 'D (segment and spool file)');
   assertOnce(t, after, 400, 40, 'E (in logs, its block not recorded for deduplication)');
-  t.equal(after.raw.split('/')[0], '200');
+  assertOnce(t, after, 500, 40, 'F (its block recorded in a rollup, its part not committed)');
+  assertOnce(t, after, 600, 40, 'G (its blocks recorded, some parts not committed)');
+  t.equal(after.raw.split('/')[0], '280');
+  t.same(await rollupMismatches(ch), [], 'every rollup agrees with logs group by group');
   // A second unclean start over the same files (had the trim not happened again) changes nothing.
   await svc.stop();
   writeSegment(dataDir, 11, a);

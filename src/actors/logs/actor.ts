@@ -20,9 +20,11 @@ import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
-import { cursorOf, dedupLogIds, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
+import { cursorOf, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
+import { dedupLogIds, replayedBatch, restoreMissingLogs, widenSpan } from '../../storage/clickhouse/log-replay.js';
+import { repairRollups, type ReplaySpan } from '../../storage/clickhouse/rollup-check.js';
 import { WalWriteError } from '../../storage/clickhouse/write/wal.js';
 import { backfillCost } from '../../storage/clickhouse/spend.js';
 import { flagDefaults, type Flags } from '../features/flags.js';
@@ -51,13 +53,6 @@ export interface LogsActor extends ActorDefinition<MainContext> {
 
 export { logView };
 
-/** The ids of compact rows (`[id,...`, LOG_COLUMNS starts with id). */
-function idsOfRows(rows: Buffer): number[] {
-  const ids: number[] = [];
-  for (const m of rows.toString('latin1').matchAll(/^\[(\d+),/gm)) ids.push(Number(m[1]));
-  return ids;
-}
-
 /** The disk refused the write-ahead file: the records are not acknowledged (in `fsync` mode they may still be stored). */
 const walRefused = (): never => {
   throw unavailable('the log write-ahead file could not be written; retry later', 5);
@@ -73,6 +68,8 @@ export interface LogsOptions {
 export function logsActor(options: LogsOptions = {}): LogsActor {
   let invalid = 0;
   let writer: TableWriter | undefined;
+  /** What the batches replayed from the write-ahead file touched, until the rollups are checked over it. */
+  let replayed: ReplaySpan | null = null;
   let ids: IdGenerator;
   const flags = new Latest<Flags>({ ...flagDefaults }, 'feature flags');
   const prices = new Latest<PriceMap>(new Map(), 'model prices');
@@ -315,9 +312,20 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           spoolDir: join(ctx.config.dataDir, 'log-spool'),
           walDir: join(ctx.config.dataDir, 'log-wal'),
           ack: ctx.config.logAck,
-          afterReplay: async (rows) => {
-            const removed = await dedupLogIds(ctx.clickhouse, idsOfRows(rows));
+          afterReplay: async (rows, columns) => {
+            const batch = columns && replayedBatch(rows, columns);
+            if (!batch) return;
+            const removed = await dedupLogIds(ctx.clickhouse, batch);
             if (removed > 0) ctx.log.warn({ removed }, 'a replayed log batch had reached ClickHouse before the crash; its second copies were removed');
+            const restored = await restoreMissingLogs(ctx.clickhouse, batch, columns);
+            if (restored > 0) ctx.log.warn({ restored }, 'a replayed log batch was skipped as already stored, but its rows were not: they were inserted again');
+            replayed = widenSpan(replayed, batch);
+          },
+          afterRecovery: async () => {
+            if (!replayed) return;
+            const rebuilt = await repairRollups(ctx.clickhouse, replayed);
+            if (rebuilt.length > 0) ctx.log.warn({ rebuilt }, 'rollups missed part of a replayed log batch; their buckets were rebuilt');
+            replayed = null;
           },
         },
         ctx.clickhouse,

@@ -62,10 +62,13 @@ export interface InsertOptions {
    * table and in each materialized view's target (dedupSettings).
    */
   dedupToken?: string;
+  /** false: `insert_deduplicate = 0`, for rows that must go in even if an identical block was recorded (a crash's repair). */
+  deduplicate?: boolean;
 }
 
-/** The settings of an insert carrying a deduplication token: the token reaches the rollups' views too. */
+/** The settings of an insert's deduplication: a token reaches the rollups' views too; none at all when it is off. */
 export function dedupSettings(options: InsertOptions | undefined): Record<string, string | number> {
+  if (options?.deduplicate === false) return { insert_deduplicate: 0 };
   if (!options?.dedupToken) return {};
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(options.dedupToken)) throw new Error('an insert deduplication token is 1-128 characters of [A-Za-z0-9_-]');
   return { insert_deduplication_token: options.dedupToken, deduplicate_blocks_in_dependent_materialized_views: 1 };

@@ -179,25 +179,3 @@ export async function newestCreatedAt(ch: ClickHouse): Promise<string | null> {
   const rows = await ch.query<{ n: number; newest: string }>('SELECT count() AS n, toString(max(created_at)) AS newest FROM logs');
   return Number(rows[0]?.n ?? 0) > 0 ? rows[0]!.newest : null;
 }
-
-/**
- * Removes second copies of these ids from `logs`, merging each day partition
- * that holds one (OPTIMIZE ... FINAL DEDUPLICATE: the copies are identical
- * rows). For a batch replayed after a crash that came during its first
- * insert: ClickHouse can commit the part of `logs` before it records the
- * block for deduplication, and then takes the replay as new (the rollups, fed
- * under the same token, keep one copy). Returns the copies removed.
- */
-export async function dedupLogIds(ch: ClickHouse, ids: readonly number[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const twice = await ch.query<{ p: string; extra: number }>(
-    `SELECT toString(toYYYYMMDD(created_at)) AS p, toUInt64(count() - uniqExact(id)) AS extra FROM logs
-     WHERE has({ids:Array(UInt64)}, id) GROUP BY p HAVING extra > 0`,
-    { ids },
-  );
-  for (const { p } of twice) {
-    if (!/^\d{8}$/.test(p)) continue;
-    await ch.command(`OPTIMIZE TABLE logs PARTITION ${p} FINAL DEDUPLICATE`);
-  }
-  return twice.reduce((n, r) => n + Number(r.extra), 0);
-}

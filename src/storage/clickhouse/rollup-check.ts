@@ -1,15 +1,25 @@
 /**
- * Whether every rollup agrees with the raw `logs` table: per rollup, its rows
- * summed by bucket and dimensions against the same aggregation computed from
- * the raw rows (rollups.ts, rollupSelect: the one definition of what a rollup
- * holds). Used after deletions and retention (tests, the retention-scale
- * bench); it reads the whole raw table, so it is no request-path query.
+ * Whether the rollups agree with the raw `logs` table, and their repair after
+ * a crash replay.
+ * - rollupMismatches: per rollup, its rows summed by bucket and dimensions
+ *   against the same aggregation computed from the raw rows (rollups.ts,
+ *   rollupSelectFrom: the one definition of what a rollup holds). Used after
+ *   deletions and retention (tests, the retention-scale bench); it reads the
+ *   whole raw table, so it is no request-path query.
+ * - repairRollups: after batches were replayed from the write-ahead file, the
+ *   same comparison over just the buckets they touched, each rollup against the
+ *   finer table it can be computed from (checked first, so a repair below is
+ *   in place before the level above is compared with it), and the buckets that
+ *   differ rebuilt from it. A crash can leave a rollup without a block of the
+ *   batch it cut short: ClickHouse records a block for deduplication before it
+ *   commits the block's part, so the replay under the same token is skipped
+ *   (docs/log-pipeline.md, "After a crash").
  */
-import type { ClickHouseReader } from './client.js';
-import { ROLLUPS, rollupSelect, type Rollup } from './rollups.js';
+import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
+import { GRAIN, rebuildInsertSql, ROLLUPS, rollupSelectFrom, type Rollup } from './rollups.js';
 
 /** The sums compared (the latency quantile states are not comparable as values). */
-const SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'latency_sum'];
+const SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'cost', 'unpriced', 'latency_sum'];
 
 export interface RollupMismatch {
   table: string;
@@ -17,20 +27,136 @@ export interface RollupMismatch {
   groups: number;
 }
 
-function checkSql(r: Rollup): string {
+/** Where a rollup's comparison looks: its own rows (`rollup`) and its source's (`source`), both optional. */
+interface Restriction {
+  rollup?: string;
+  source?: string;
+}
+
+/** Groups of `r` that differ from the same aggregation over `source` (null: raw `logs`). */
+function compareSql(r: Rollup, source: Rollup | null, where: Restriction = {}): string {
   const keys = [r.bucket.column, ...r.dims.map((d) => d.name)].join(', ');
-  const summed = `SELECT ${keys}, ${SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table} GROUP BY ${keys} HAVING n_requests > 0`;
-  const raw = `SELECT ${keys}, ${SUMS.map((s) => `${s} AS n_${s}`).join(', ')} FROM (\n${rollupSelect(r)}\n)`;
-  return `SELECT (SELECT count() FROM (${summed} EXCEPT ${raw})) + (SELECT count() FROM (${raw} EXCEPT ${summed})) AS groups`;
+  const summed = `SELECT ${keys}, ${SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table}${where.rollup ? ` WHERE ${where.rollup}` : ''} GROUP BY ${keys} HAVING n_requests > 0`;
+  const computed = `SELECT ${keys}, ${SUMS.map((s) => `${s} AS n_${s}`).join(', ')} FROM (\n${rollupSelectFrom(r, source, where.source)}\n) WHERE requests > 0`;
+  return `SELECT (SELECT count() FROM (${summed} EXCEPT ${computed})) + (SELECT count() FROM (${computed} EXCEPT ${summed})) AS groups`;
 }
 
 /** Every rollup that disagrees with the raw table, with how many of its groups do; empty when all agree. */
 export async function rollupMismatches(ch: ClickHouseReader): Promise<RollupMismatch[]> {
   const out: RollupMismatch[] = [];
   for (const r of ROLLUPS) {
-    const [row] = await ch.query<{ groups: number }>(checkSql(r));
+    const [row] = await ch.query<{ groups: number }>(compareSql(r, null));
     const groups = Number(row?.groups ?? 0);
     if (groups > 0) out.push({ table: r.table, groups });
   }
   return out;
+}
+
+/** Finest grain first; at one grain, more dimensions first (a rollup with fewer can be computed from one with more). */
+const CHAIN: readonly Rollup[] = [...ROLLUPS].sort((a, b) => GRAIN[a.bucket.column]! - GRAIN[b.bucket.column]! || b.dims.length - a.dims.length);
+
+/**
+ * The table a rollup is checked against and rebuilt from: among the rollups
+ * before it in CHAIN, one with all its dimensions and a grain dividing its own,
+ * the coarsest with the fewest dimensions (the fewest rows to read); else raw
+ * `logs` (null).
+ */
+export function checkSource(r: Rollup): Rollup | null {
+  const grain = GRAIN[r.bucket.column]!;
+  let best: Rollup | null = null;
+  for (const s of CHAIN.slice(0, CHAIN.indexOf(r))) {
+    const g = GRAIN[s.bucket.column]!;
+    if (grain % g !== 0 || !r.dims.every((d) => s.dims.some((x) => x.name === d.name))) continue;
+    if (!best || g > GRAIN[best.bucket.column]! || (g === GRAIN[best.bucket.column]! && s.dims.length < best.dims.length)) best = s;
+  }
+  return best;
+}
+
+/** What replayed batches touched: the seconds their records were created in (Unix, sorted, distinct), the masters and keys. */
+export interface ReplaySpan {
+  seconds: readonly number[];
+  masters: readonly number[];
+  keys: readonly number[];
+}
+
+/** The most time ranges one check reads; beyond it the closest ranges are joined (a batch may span up to 100 days). */
+const MAX_RANGES = 64;
+
+/** [from, to) ranges of whole buckets of `grain` seconds covering `seconds` (sorted), at most MAX_RANGES of them. */
+export function bucketRanges(seconds: readonly number[], grain: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const s of seconds) {
+    const b = Math.floor(s / grain) * grain;
+    const last = runs[runs.length - 1];
+    if (last && b <= last[1]) last[1] = Math.max(last[1], b + grain);
+    else runs.push([b, b + grain]);
+  }
+  if (runs.length <= MAX_RANGES) return runs;
+  // Keep the widest gaps as separators and join across the others.
+  const gaps = runs.slice(1).map((r, i) => r[0] - runs[i]![1]);
+  const cut = [...gaps].sort((a, b) => b - a)[MAX_RANGES - 2]!;
+  const out: Array<[number, number]> = [[runs[0]![0], runs[0]![1]]];
+  let kept = 0;
+  for (let i = 1; i < runs.length; i++) {
+    if (gaps[i - 1]! >= cut && kept < MAX_RANGES - 1) {
+      out.push([runs[i]![0], runs[i]![1]]);
+      kept++;
+    } else out[out.length - 1]![1] = runs[i]![1];
+  }
+  return out;
+}
+
+const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+
+/** `column` within any of `ranges` (Unix seconds, [from, to)), bound as `lo<i>`/`hi<i>` of `type` in `params`. */
+export function withinRanges(column: string, type: string, ranges: ReadonlyArray<[number, number]>, params: QueryParams): string {
+  const arms = ranges.map(([from, to], i) => {
+    params[`lo${i}`] = timeParam(from);
+    params[`hi${i}`] = timeParam(to);
+    return `(${column} >= {lo${i}:${type}} AND ${column} < {hi${i}:${type}})`;
+  });
+  return `(${arms.join(' OR ')})`;
+}
+
+/** The buckets of `r` the span touches, on the rollup's side and the source's, with the masters and keys as filters. */
+function restriction(r: Rollup, source: Rollup | null, span: ReplaySpan, params: QueryParams): Restriction {
+  const ranges = bucketRanges(span.seconds, GRAIN[r.bucket.column]!);
+  const rollup = [withinRanges(r.bucket.column, "DateTime('UTC')", ranges, params)];
+  const src = [source ? withinRanges(source.bucket.column, "DateTime('UTC')", ranges, params) : withinRanges('created_at', "DateTime64(3, 'UTC')", ranges, params)];
+  if (r.dims.some((d) => d.name === 'master_id')) {
+    params.masters = span.masters;
+    rollup.push('has({masters:Array(UInt64)}, master_id)');
+    src.push('has({masters:Array(UInt64)}, master_id)');
+  }
+  if (r.dims.some((d) => d.name === 'key_id')) {
+    params.keys = span.keys;
+    rollup.push('has({keys:Array(UInt64)}, key_id)');
+    src.push('has({keys:Array(UInt64)}, key_id)');
+  }
+  return { rollup: rollup.join(' AND '), source: src.join(' AND ') };
+}
+
+/**
+ * Makes every rollup agree, over the buckets `span` touches, with the table
+ * it is computed from (checkSource), finest first; returns the rollups whose
+ * buckets were rebuilt. Each rebuild deletes the touched buckets' rows and
+ * inserts them again from the source (never deduplicated: a rebuilt block may
+ * equal an earlier one). Run it while this node inserts nothing (the writer
+ * does, before its first new batch); another node inserting into the same
+ * buckets meanwhile could be counted twice.
+ */
+export async function repairRollups(ch: ClickHouse, span: ReplaySpan): Promise<string[]> {
+  const rebuilt: string[] = [];
+  if (span.seconds.length === 0) return rebuilt;
+  for (const r of CHAIN) {
+    const source = checkSource(r);
+    const params: QueryParams = {};
+    const where = restriction(r, source, span, params);
+    const [row] = await ch.query<{ groups: number }>(compareSql(r, source, where), params);
+    if (Number(row?.groups ?? 0) === 0) continue;
+    await ch.command(`DELETE FROM ${r.table} WHERE ${where.rollup}`, params);
+    await ch.command(rebuildInsertSql(r, rollupSelectFrom(r, source, where.source)), params);
+    rebuilt.push(r.table);
+  }
+  return rebuilt;
 }

@@ -150,17 +150,42 @@ export function rollupColumns(r: Rollup): string[] {
 
 /** The rollup's aggregation over `logs`, optionally restricted by `where`. */
 export function rollupSelect(r: Rollup, where?: string): string {
-  const keys = [
-    `${r.bucket.expr} AS ${r.bucket.column}`,
-    ...r.dims.map((d) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`)),
-  ];
+  return rollupSelectFrom(r, null, where);
+}
+
+/** Seconds a bucket column spans (the rollups' bucket columns are named by their grain). */
+export const GRAIN: Readonly<Record<string, number>> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
+
+/**
+ * The rollup's aggregation, from raw `logs` (source null) or re-aggregated from
+ * another rollup `source` whose dimensions include its own and whose grain
+ * divides its own (the latency states merged into states again), optionally
+ * restricted by `where` (over the source's columns).
+ */
+export function rollupSelectFrom(r: Rollup, source: Rollup | null, where?: string): string {
+  const bucket = source ? r.bucket.expr.replaceAll('created_at', source.bucket.column) : r.bucket.expr;
+  const dim = (d: RollupDim) => (source ? d.name : d.map(ident(d.from)));
+  const keys = [`${bucket} AS ${r.bucket.column}`, ...r.dims.map((d) => (dim(d) === d.name ? d.name : `${dim(d)} AS ${d.name}`))];
+  const metrics = source
+    ? METRICS.map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
+    : METRICS.map(([name, expr]) => `${expr} AS ${name}`);
   return [
     'SELECT',
-    [...keys, ...METRICS.map(([name, expr]) => `${expr} AS ${name}`)].map((c) => `  ${c}`).join(',\n'),
-    'FROM logs',
+    [...keys, ...metrics].map((c) => `  ${c}`).join(',\n'),
+    `FROM ${source ? source.table : 'logs'}`,
     ...(where ? [`WHERE ${where}`] : []),
     `GROUP BY ${[r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
   ].join('\n');
+}
+
+/**
+ * An INSERT of re-aggregated rows into a rollup (backfill, rebuilds, repair): never deduplicated (a rebuilt block
+ * may equal one written before: sql/clickhouse/009_insert_dedup.sql), and free to touch any number of day
+ * partitions at once (the rows of an INSERT ... SELECT come in no time order, so a block over a history of more
+ * than 100 days would be refused by max_partitions_per_insert_block).
+ */
+export function rebuildInsertSql(r: Rollup, select: string): string {
+  return `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0, max_partitions_per_insert_block = 0\n${select}`;
 }
 
 export function createMvSql(r: Rollup): string {
@@ -172,7 +197,7 @@ export function createMvSql(r: Rollup): string {
  * deduplication: the table keeps block ids (migration 009), and a rerun's blocks equal the first run's.
  */
 export function backfillSql(r: Rollup): string[] {
-  return [`TRUNCATE TABLE ${r.table}`, `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0\n${rollupSelect(r)}`];
+  return [`TRUNCATE TABLE ${r.table}`, rebuildInsertSql(r, rollupSelect(r))];
 }
 
 /** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */
@@ -234,8 +259,7 @@ export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
     }
     out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
     out.push({
-      // Never deduplicated: a rebuilt slice may equal one rebuilt before (sql/clickhouse/009_insert_dedup.sql).
-      sql: `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0\n${rollupSelect(r, logsWhere.join(' AND '))}`,
+      sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))),
       params,
     });
   }

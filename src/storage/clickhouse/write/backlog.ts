@@ -55,6 +55,11 @@ export class Backlog {
   }
 
   /** Anything waiting, in memory, on disk, or on its way to disk. */
+  /** A batch read back from the write-ahead file waits in memory (a spooled one is no longer told apart). */
+  get holdsRecovered(): boolean {
+    return this.memory.some((b) => b.recovered);
+  }
+
   get busy(): boolean {
     return this.memory.length > 0 || this.spool.size > 0 || this.spoolWrites > 0;
   }

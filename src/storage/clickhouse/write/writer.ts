@@ -45,10 +45,13 @@ export interface WriterOptions {
   /** The write-ahead segments; read back at start whatever the mode (a node switched to `memory` after a crash still replays them). */
   walDir?: string;
   /**
-   * Told, after a batch read back from the write-ahead file is stored, of its rows, so that rows its first
-   * insert (cut short by the crash) had already stored are not kept twice (the logs actor: dedupLogIds).
+   * Told, after a batch read back from the write-ahead file is stored, of its rows and their columns, so that
+   * what its first insert (cut short by the crash) left half done is mended: rows stored twice, or skipped by
+   * the replay as duplicates (the logs actor; log-replay.ts). A rejection keeps the batch and retries.
    */
-  afterReplay?: (rows: Buffer) => Promise<void>;
+  afterReplay?: (rows: Buffer, columns: readonly string[] | undefined) => Promise<void>;
+  /** Called once every batch read back is stored, before the first new batch goes in (the logs actor repairs the rollups). */
+  afterRecovery?: () => Promise<void>;
   /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
   partitionOf?: PartitionOf;
   maxPartitions?: number;
@@ -103,6 +106,8 @@ export class TableWriter {
   private pumping: Promise<void> | null = null;
   private backoffMs = 0;
   private retrying = false;
+  /** Batches read back from the write-ahead file are waiting, and afterRecovery has not run yet. */
+  private recovering = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly replaying = new Map<string, Promise<ReplayResult | null>>();
@@ -148,6 +153,7 @@ export class TableWriter {
         this.backlog.push(b);
       }
     }
+    this.recovering = recovered.length > 0 && opts.afterRecovery !== undefined;
   }
 
   /**
@@ -220,7 +226,7 @@ export class TableWriter {
       clearTimeout(this.retryTimer);
       this.retrying = false;
     }
-    while (this.backlog.busy && !this.retrying) {
+    while ((this.backlog.busy || this.recovering) && !this.retrying) {
       this.kick();
       await this.pumping;
       await this.backlog.drained();
@@ -293,6 +299,17 @@ export class TableWriter {
 
   private async pumpBatches(): Promise<void> {
     for (;;) {
+      if (this.recovering && !this.backlog.holdsRecovered) {
+        // Every batch read back is in: nothing new is inserted before the recovery's own check ran.
+        try {
+          await this.opts.afterRecovery!();
+          this.recovering = false;
+        } catch (err) {
+          this.log.warn({ err }, 'the check after replaying the log write-ahead file failed; will retry');
+          this.retryLater();
+          return;
+        }
+      }
       const head = await this.backlog.head();
       if (!head) return;
       if (head.unreadable) {
@@ -324,7 +341,7 @@ export class TableWriter {
         return;
       }
       // Before the segment goes: should this fail (an outage), the batch stays and the check runs again.
-      if (head.batch.recovered && this.opts.afterReplay) await this.opts.afterReplay(head.batch.data);
+      if (head.batch.recovered && this.opts.afterReplay) await this.opts.afterReplay(head.batch.data, head.batch.columns);
       this.backoffMs = 0;
       this.retrying = false;
       this.stats.batches++;
