@@ -9,8 +9,8 @@ import { idParam } from '../../contract/params.js';
 import { unixTime } from '../../contract/value-rules.js';
 
 const rangeQuery = {
-  since: unixTime('Unix seconds, inclusive (resolved down to its minute); default: until minus 24 hours (6 hours for minute buckets)'),
-  until: unixTime('Unix seconds, exclusive (resolved up to a whole minute); must be after since; default: now'),
+  since: unixTime('Unix seconds, inclusive, exact to the second; default: until minus 24 hours (6 hours for minute buckets)'),
+  until: unixTime('Unix seconds, exclusive, exact to the second; must be after since; default: now'),
 } as const;
 export const filters = {
   master_id: { type: 'integer', minimum: 1 },

@@ -14,6 +14,9 @@
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
 import { ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
+import { cutRange, DAY, HOUR, MINUTE, pieceBounds, type RangePiece } from './range-cut.js';
+
+export type { RangePiece } from './range-cut.js';
 
 /** The filters a rollup may answer: equalities on raw columns, and a range of Unix seconds (since inclusive, until exclusive). */
 export interface CountFilter {
@@ -40,18 +43,12 @@ const EQUALITIES = [
   ['model', 'String'],
   ['group', 'String'],
 ] as const;
-const MINUTE = 60;
-const HOUR = 3600;
-const DAY = 86_400;
 const LEVELS = [
   { step: DAY, column: 'day' },
   { step: HOUR, column: 'hour' },
   { step: MINUTE, column: 'minute' },
 ];
 const quote = (c: string): string => (c === 'group' ? '`group`' : c);
-const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
-const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
-const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 /** `error_only`'s records: an error status, or an error message under any status. */
 export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
@@ -78,67 +75,21 @@ export function rollupFor(column: string, dims: readonly string[]): Rollup | nul
   return fits[0] ?? null;
 }
 
-/** A span of a range read from one table: a rollup's whole buckets, or raw `logs` (`raw`). Null bounds are open. */
-export interface RangePiece {
-  table: string;
-  column: string;
-  raw: boolean;
-  from: number | null;
-  to: number | null;
-}
-
 /**
- * [since, until) cut into pieces that together read every second of it once:
- * whole days, then whole hours and whole minutes outside them, each from the
- * smallest rollup that has every one of `dims` (a bucket size with no such
- * rollup is skipped: the next finer one takes its span, raw `logs` after the
- * minutes), then the seconds outside whole minutes from raw `logs`. An open
- * end has no partial minute: the coarsest level runs to it.
+ * [since, until) cut into pieces that together read every second of it once
+ * (range-cut.ts): whole days, then whole hours and whole minutes outside them,
+ * each from the smallest rollup that has every one of `dims` (a bucket size
+ * with no such rollup is skipped: the next finer one takes its span, raw `logs`
+ * after the minutes), then the seconds outside whole minutes from raw `logs`.
+ * An open end has no partial minute: the coarsest level runs to it.
  */
 export function rangePieces(dims: readonly string[], since: number | null, until: number | null): RangePiece[] {
-  const out: RangePiece[] = [];
-  const m1 = since === null ? null : ceilTo(since, MINUTE);
-  const m2 = until === null ? null : floorTo(until, MINUTE);
-  if (m1 !== null && m2 !== null && m2 <= m1) return [{ table: 'logs', column: 'created_at', raw: true, from: since, to: until }];
-  if (since !== null && since < m1!) out.push({ table: 'logs', column: 'created_at', raw: true, from: since, to: m1 });
-  if (until !== null && m2! < until) out.push({ table: 'logs', column: 'created_at', raw: true, from: m2, to: until });
-  let gaps: Array<[number | null, number | null]> = [[m1, m2]];
-  for (const level of LEVELS) {
-    const rollup = rollupFor(level.column, dims);
-    if (!rollup) continue;
-    const last = level.step === MINUTE;
-    const next: Array<[number | null, number | null]> = [];
-    for (const [lo, hi] of gaps) {
-      const a = lo === null ? null : last ? lo : ceilTo(lo, level.step);
-      const b = hi === null ? null : last ? hi : floorTo(hi, level.step);
-      if (a !== null && b !== null && a >= b) {
-        next.push([lo, hi]);
-        continue;
-      }
-      out.push({ table: rollup.table, column: level.column, raw: false, from: a, to: b });
-      if (lo !== null && a !== null && lo < a) next.push([lo, a]);
-      if (hi !== null && b !== null && b < hi) next.push([b, hi]);
-    }
-    gaps = next;
-  }
-  // No minute rollup keeps a key: a key's minutes come from raw `logs`, whose sort key reads just that key.
-  for (const [lo, hi] of gaps) out.push({ table: 'logs', column: 'created_at', raw: true, from: lo, to: hi });
-  return out;
-}
-
-/** A piece's time conditions, its bounds bound as `from<i>` / `to<i>` in `params`. */
-export function pieceBounds(p: RangePiece, i: number | string, params: QueryParams): string[] {
-  const type = p.raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
-  const out: string[] = [];
-  if (p.from !== null) {
-    out.push(`${p.column} >= {from${i}:${type}}`);
-    params[`from${i}`] = timeParam(p.from);
-  }
-  if (p.to !== null) {
-    out.push(`${p.column} < {to${i}:${type}}`);
-    params[`to${i}`] = timeParam(p.to);
-  }
-  return out;
+  const levels = LEVELS.flatMap((l) => {
+    const rollup = rollupFor(l.column, dims);
+    return rollup ? [{ step: l.step, table: rollup.table, column: l.column }] : [];
+  });
+  const raw = <B extends number | null>(from: B, to: B): RangePiece<B> => ({ table: 'logs', column: 'created_at', raw: true, from, to });
+  return cutRange(since, until, levels, raw, raw);
 }
 
 /**
@@ -161,6 +112,7 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
     f.since ?? null,
     f.until ?? null,
   );
+  if (pieces.length === 0) return []; // an empty range: nothing matches
   const where = (bounds: string[]) => (conds.length + bounds.length ? ` WHERE ${[...conds, ...bounds].join(' AND ')}` : '');
   // Conditions in WHERE, not countIf: ClickHouse then reads the cheap columns first (PREWHERE), 5x faster over 20M rows.
   const rawError = errorsOnly ? [ERROR_RECORD] : [];

@@ -13,7 +13,8 @@
  * the scope (a tenant's own master id) applies to every dimension.
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
-import { OPEN_END, pieceBounds, rangePieces } from './log-counts.js';
+import { OPEN_END, rangePieces } from './log-counts.js';
+import { pieceBounds } from './range-cut.js';
 
 export type FacetDimension = 'master_id' | 'key_id' | 'model' | 'group' | 'status_class';
 export const FACET_DIMENSIONS: readonly FacetDimension[] = ['master_id', 'key_id', 'model', 'group', 'status_class'];
@@ -71,6 +72,7 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
     ];
     return `SELECT ${dimExpr(dim, p.raw)} AS v, ${p.raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY v`;
   });
+  if (arms.length === 0) return "SELECT '' AS value, toUInt64(0) AS requests WHERE 0"; // an empty window
   const value = dim === 'status_class' ? "concat(toString(v), 'xx')" : 'v';
   const cap = limit === null ? '' : ` LIMIT ${limit + 1}`; // one more than kept: tells whether there were more
   return `SELECT ${value} AS value, sum(n) AS requests FROM (\n${arms.join('\nUNION ALL\n')}\n) GROUP BY v ORDER BY requests DESC, v${cap}`;

@@ -21,6 +21,7 @@
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
+import { cutRange, DAY, HOUR, MINUTE, pieceBounds, type CutLevel, type RangePiece } from './range-cut.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -63,93 +64,51 @@ export interface StatsRow {
   quantiles: [number, number, number] | null;
 }
 
-const MINUTE = 60;
-const HOUR = 3600;
-const DAY = 86_400;
 /**
  * Bounds bind as DateTime parameters, not `toDateTime({x:UInt32})`, which keeps
- * ClickHouse from pruning partitions and parts by them (3x slower reads). The
- * value is spelled out: short numbers such as 0 do not parse as a DateTime.
+ * ClickHouse from pruning partitions and parts by them (3x slower reads); raw
+ * created_at binds as DateTime64(3) (range-cut.ts, pieceBounds).
  */
 const TIME = "DateTime('UTC')";
-/** Raw created_at is DateTime64(3): its bounds bind in the same type, so the index and partitions prune by them. */
 const RAW_TIME = "DateTime64(3, 'UTC')";
 const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
-const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
-const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 
-export interface Part {
-  table: string;
-  column: string;
-  from: number;
-  to: number;
-}
+/** A piece of a range with both ends bound. */
+export type Part = RangePiece<number>;
 
 /** The raw table, read for the partial minutes at the ends of a range. */
 export const RAW_TABLE = 'logs';
 
-/**
- * A part's time condition, its bounds bound as `from<n>` and `to<n>` in
- * `params` (the raw table in its own DateTime64 type, so both prune).
- */
+/** A part's time condition, its bounds bound as `from<n>` and `to<n>` in `params`. */
 export function partSpan(part: Part, n: number, params: QueryParams): string {
-  const type = part.table === RAW_TABLE ? RAW_TIME : TIME;
-  params[`from${n}`] = timeParam(part.from);
-  params[`to${n}`] = timeParam(part.to);
-  return `(${part.column} >= {from${n}:${type}} AND ${part.column} < {to${n}:${type}})`;
+  return `(${pieceBounds(part, n, params).join(' AND ')})`;
 }
 
 /**
- * The pieces a range is read from, coarsest first: whole days from a daily
- * rollup (when buckets and filter allow it), whole hours outside them from an
- * hourly rollup, whole minutes outside those from `logs_minute` (minute
- * buckets: all whole minutes from it), and the seconds before the first whole
- * minute and from the last one on from `logs_second_global` (no master or key
- * filter) or raw `logs`. The pieces do not overlap
- * and together cover [since, until) exactly.
+ * The pieces a range is read from, coarsest first (range-cut.ts): whole days
+ * from a daily rollup (when buckets and filter allow it), whole hours outside
+ * them from an hourly rollup, whole minutes outside those from a minute rollup
+ * (minute buckets: all whole minutes from it; a key's from raw `logs`), and the
+ * seconds before the first whole minute and from the last one on from
+ * `logs_second_global` (no master or key filter) or raw `logs`. The pieces do
+ * not overlap and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
-  if (range.until <= range.since) return [];
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
+  const raw = (column: string) => ({ table: RAW_TABLE, column, raw: true });
   // Seconds: unfiltered from their rollup (raw `logs` would open a whole day partition), a master's or key's from `logs`.
-  const edge = (from: number, to: number): Part =>
-    byMaster ? { table: RAW_TABLE, column: 'created_at', from, to } : { table: 'logs_second_global', column: 'second', from, to };
-  const m1 = ceilTo(range.since, MINUTE);
-  const m2 = floorTo(range.until, MINUTE);
-  if (m2 <= m1) return [edge(range.since, range.until)];
-  const raw: Part[] = [];
-  if (range.since < m1) raw.push(edge(range.since, m1));
-  if (m2 < range.until) raw.push(edge(m2, range.until));
+  const edgeOf = byMaster ? raw('created_at') : { table: 'logs_second_global', column: 'second', raw: false };
   const needsModel = byModel || filter.model !== undefined;
   const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
   const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : 'logs_hourly_global';
-  // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
-  const minuteTable = byKey ? RAW_TABLE : byMaster ? 'logs_minute' : 'logs_minute_global';
-  const levels = [
+  const levels: CutLevel[] = [
     ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
     ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
+    // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
+    byKey ? { step: MINUTE, ...raw('created_at') } : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute' },
   ];
-  const parts: Part[] = [];
-  // [lo, hi): what is still to read at the next finer level, on both sides of what coarser levels took.
-  let gaps: Array<[number, number]> = [[m1, m2]];
-  for (const l of levels) {
-    const next: Array<[number, number]> = [];
-    for (const [lo, hi] of gaps) {
-      const a = ceilTo(lo, l.step);
-      const b = floorTo(hi, l.step);
-      if (a >= b) {
-        next.push([lo, hi]);
-        continue;
-      }
-      parts.push({ table: l.table, column: l.column, from: a, to: b });
-      if (lo < a) next.push([lo, a]);
-      if (b < hi) next.push([b, hi]);
-    }
-    gaps = next;
-  }
-  for (const [lo, hi] of gaps) parts.push({ table: minuteTable, column: minuteTable === RAW_TABLE ? 'created_at' : 'minute', from: lo, to: hi });
-  return [...parts, ...raw];
+  return cutRange(range.since, range.until, levels, (from, to) => ({ ...edgeOf, from, to }));
 }
 
 const bucketExpr: Record<Bucket, string> = {

@@ -1,0 +1,91 @@
+/**
+ * How a time range is cut into the pieces it is read from, exact to the
+ * second: whole buckets of the coarsest level that fits, the finer levels for
+ * what is left on either side, and the seconds outside whole minutes at each
+ * end. One cut for the statistics (stats.ts) and the list's counts
+ * (log-counts.ts); each chooses the table of every level and of the edges.
+ */
+import type { QueryParams } from './client.js';
+
+/** A span of a range read from one table: a rollup's whole buckets, or raw `logs` (`raw`). Null bounds are open. */
+export interface RangePiece<B extends number | null = number | null> {
+  table: string;
+  column: string;
+  raw: boolean;
+  from: B;
+  to: B;
+}
+
+/** A level of whole buckets: its step (seconds), and the table and time column it is read from. */
+export interface CutLevel {
+  step: number;
+  table: string;
+  column: string;
+  raw?: boolean;
+}
+
+export const MINUTE = 60;
+export const HOUR = 3600;
+export const DAY = 86_400;
+const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
+const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
+const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * [since, until) cut into pieces that together read every second of it once,
+ * coarsest first: each level in `levels` (coarsest first, minute-aligned steps)
+ * takes the whole buckets of what coarser levels left; what no level took
+ * (whole minutes when the minute level is missing) goes to `rest`, and the
+ * seconds before the first whole minute and from the last one on to `edge`.
+ * An open end (null) has no partial minute: the coarsest level runs to it.
+ */
+export function cutRange<B extends number | null>(
+  since: B,
+  until: B,
+  levels: readonly CutLevel[],
+  edge: (from: number, to: number) => RangePiece<number>,
+  rest: (from: B, to: B) => RangePiece<B> = edge as unknown as (from: B, to: B) => RangePiece<B>,
+): RangePiece<B>[] {
+  if (since !== null && until !== null && until <= since) return [];
+  const m1 = (since === null ? null : ceilTo(since, MINUTE)) as B;
+  const m2 = (until === null ? null : floorTo(until, MINUTE)) as B;
+  if (m1 !== null && m2 !== null && m2 <= m1) return [edge(since!, until!) as RangePiece<B>];
+  const edges: RangePiece<B>[] = [];
+  if (since !== null && since < m1!) edges.push(edge(since, m1!) as RangePiece<B>);
+  if (until !== null && m2! < until) edges.push(edge(m2!, until) as RangePiece<B>);
+  const out: RangePiece<B>[] = [];
+  // [lo, hi): what is still to read at the next finer level, on both sides of what coarser levels took.
+  let gaps: Array<[B, B]> = [[m1, m2]];
+  for (const level of levels) {
+    const next: Array<[B, B]> = [];
+    for (const [lo, hi] of gaps) {
+      const a = (lo === null ? null : ceilTo(lo, level.step)) as B;
+      const b = (hi === null ? null : floorTo(hi, level.step)) as B;
+      if (a !== null && b !== null && a >= b) {
+        next.push([lo, hi]);
+        continue;
+      }
+      out.push({ table: level.table, column: level.column, raw: level.raw === true, from: a, to: b });
+      if (lo !== null && lo < a!) next.push([lo, a]);
+      if (hi !== null && b! < hi) next.push([b, hi]);
+    }
+    gaps = next;
+  }
+  for (const [lo, hi] of gaps) out.push(rest(lo, hi));
+  return [...out, ...edges];
+}
+
+/** A piece's time conditions, its bounds bound as `from<i>` / `to<i>` in `params` (raw created_at as DateTime64, so both prune). */
+export function pieceBounds(p: RangePiece, i: number | string, params: QueryParams): string[] {
+  const type = p.raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
+  const out: string[] = [];
+  if (p.from !== null) {
+    out.push(`${p.column} >= {from${i}:${type}}`);
+    params[`from${i}`] = timeParam(p.from);
+  }
+  if (p.to !== null) {
+    out.push(`${p.column} < {to${i}:${type}}`);
+    params[`to${i}`] = timeParam(p.to);
+  }
+  return out;
+}
