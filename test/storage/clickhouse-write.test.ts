@@ -5,7 +5,7 @@
  * table writer with refusals and with an outage.
  */
 import t from 'tap';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -249,6 +249,56 @@ t.test('a refusal, an outage and a crash: the pieces left are retried as cut, so
     const [r] = await ch.query<{ n: string }>(`SELECT toString(sum(requests)) AS n FROM ${table} WHERE master_id = 77`);
     t.equal(r!.n, '7', `${table} counts each row once`);
   }
+});
+
+t.test('after a replay: the recovery check runs before any new batch, is retried, and is given up after 5 failures', async (t) => {
+  const dir = join(root, 'recovery');
+  const inserted: Array<{ tokens: number[]; checked: boolean }> = [];
+  const run = async (name: string, fails: number): Promise<{ tries: number; w: TableWriter }> => {
+    const walDir = join(dir, name, 'wal');
+    mkdirSync(walDir, { recursive: true });
+    // A segment left by a crash: one batch read back at start.
+    writeFileSync(join(walDir, '000000000001.wal'), `${JSON.stringify(LOG_COLUMNS)}\n${row({ master: 88, tokens: 13_000 })}\n`);
+    let tries = 0;
+    let checked = false;
+    const target: Inserter = {
+      async insert(table, rows, options) {
+        inserted.push({ tokens: rows.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as number[])[7]!), checked });
+        await ch.insert(table, rows, options);
+      },
+    };
+    const w = new TableWriter(
+      {
+        table: 'logs', columns: LOG_COLUMNS, batchRecords: 1000, batchBytes: 1 << 20, flushMs: 10_000, memoryBytes: 1 << 20, spoolBytes: 1 << 24,
+        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: MAX_PARTITIONS_PER_INSERT,
+        ack: 'durable', walDir,
+        afterRecovery: async () => {
+          if (++tries <= fails) throw new Error(`check failed (${tries})`);
+          checked = true;
+        },
+      },
+      target,
+      log,
+    );
+    w.start();
+    t.ok(w.accept(row({ master: 88, tokens: 13_001 }), 1, 88));
+    for (let i = 0; i < 40 && w.backlogState.pendingRecords > 0; i++) {
+      await w.flushNow();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { tries, w };
+  };
+  const twice = await run('fails-twice', 2);
+  t.equal(twice.tries, 3, 'retried until it passed');
+  t.same(inserted.find((i) => i.tokens.includes(13_001)), { tokens: [13_001], checked: true }, 'the new record went in after the check passed');
+  t.equal(twice.w.stats.stored, 2);
+  await twice.w.stop();
+  inserted.length = 0;
+  const never = await run('never-passes', Infinity);
+  t.equal(never.tries, 5, 'given up after 5 tries');
+  t.same(inserted.find((i) => i.tokens.includes(13_001)), { tokens: [13_001], checked: false }, 'ingestion goes on without it');
+  t.equal(never.w.stats.stored, 2);
+  await never.w.stop();
 });
 
 t.test('replay: refused again stays a dead letter; once the row is fixed it is stored', async (t) => {

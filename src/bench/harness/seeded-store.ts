@@ -44,15 +44,18 @@ export function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
 }
 
+/** Bumped when the seed itself changes (not the schema), so that a store seeded the old way is not reused. 2: `logs` merged too. */
+const SEED_VERSION = 's2';
+
 const seedRoot = (): string => process.env.BENCH_SEED_DIR || join(process.env.BENCH_DATA_DIR || tmpdir(), 'seeded');
 
 /**
  * The seeded store of `rows` rows, made if missing: the views fill the rollups,
- * and OPTIMIZE FINAL on the rollups stands for the merges a real history has had.
+ * and OPTIMIZE FINAL on `logs` and the rollups stands for the merges a real history has had.
  * Open it only in a process with no other chDB open (chDB is one per process).
  */
 export async function seededStore(rows: number): Promise<SeededStore> {
-  const dir = join(seedRoot(), `logs-${rows}-${migrationsChecksum()}`);
+  const dir = join(seedRoot(), `logs-${rows}-${migrationsChecksum()}-${SEED_VERSION}`);
   const metaFile = join(dir, 'meta.json');
   if (existsSync(metaFile)) {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Omit<SeededStore, 'dir' | 'reused'>;

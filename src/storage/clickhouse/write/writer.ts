@@ -50,7 +50,10 @@ export interface WriterOptions {
    * the replay as duplicates (the logs actor; log-replay.ts). A rejection keeps the batch and retries.
    */
   afterReplay?: (rows: Buffer, columns: readonly string[] | undefined) => Promise<void>;
-  /** Called once every batch read back is stored, before the first new batch goes in (the logs actor repairs the rollups). */
+  /**
+   * Called once every batch read back is stored, before the first new batch goes in (the logs actor repairs the
+   * rollups). A rejection is retried with the backoff; after 5 the writer logs an error and goes on without it.
+   */
   afterRecovery?: () => Promise<void>;
   /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
   partitionOf?: PartitionOf;
@@ -92,6 +95,8 @@ export interface ReplayResult {
 }
 
 const maxBackoffMs = 5000;
+/** Tries of afterRecovery before the writer goes on without it (with the backoff: about 3 s). */
+const maxRecoveryTries = 5;
 
 export class TableWriter {
   readonly stats: WriterStats = {
@@ -108,6 +113,7 @@ export class TableWriter {
   private retrying = false;
   /** Batches read back from the write-ahead file are waiting, and afterRecovery has not run yet. */
   private recovering = false;
+  private recoveryFailures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly replaying = new Map<string, Promise<ReplayResult | null>>();
@@ -305,9 +311,14 @@ export class TableWriter {
           await this.opts.afterRecovery!();
           this.recovering = false;
         } catch (err) {
-          this.log.warn({ err }, 'the check after replaying the log write-ahead file failed; will retry');
-          this.retryLater();
-          return;
+          // Retried a few times (an outage passes), then given up: a check that keeps failing must not stop ingestion.
+          if (++this.recoveryFailures < maxRecoveryTries) {
+            this.log.warn({ err }, 'the check after replaying the log write-ahead file failed; will retry');
+            this.retryLater();
+            return;
+          }
+          this.log.error({ err }, `the check after replaying the log write-ahead file failed ${maxRecoveryTries} times; going on without it`);
+          this.recovering = false;
         }
       }
       const head = await this.backlog.head();
