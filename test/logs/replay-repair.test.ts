@@ -7,7 +7,8 @@
  */
 import t from 'tap';
 import { startTestService } from '../helpers/harness.js';
-import { bucketRanges, checkSource, repairRollups, rollupMismatches, type ReplaySpan } from '../../src/storage/clickhouse/rollup-check.js';
+import { checkSource, repairRollups, rollupMismatches, type ReplaySpan } from '../../src/storage/clickhouse/rollup-check.js';
+import { bucketRanges } from '../../src/storage/clickhouse/range-cut.js';
 import { GRAIN, ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
 
 t.test('bucketRanges: whole buckets covering every second, joined across the narrowest gaps beyond 64 ranges', async (t) => {

@@ -12,7 +12,8 @@
  *   (rollup-check.ts, repairRollups, once every replayed batch is in).
  */
 import type { ClickHouse, QueryParams } from './client.js';
-import { bucketRanges, withinRanges, type ReplaySpan } from './rollup-check.js';
+import { bucketRanges, withinRanges } from './range-cut.js';
+import type { ReplaySpan } from './rollup-check.js';
 
 /** A replayed batch: each row's line and id, and what it touched. */
 export interface ReplayedBatch extends ReplaySpan {

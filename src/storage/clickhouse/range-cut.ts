@@ -4,6 +4,8 @@
  * what is left on either side, and the seconds outside whole minutes at each
  * end. One cut for the statistics (stats.ts) and the list's counts
  * (log-counts.ts); each chooses the table of every level and of the edges.
+ * Also the time conditions of those pieces and of a crash replay's spans
+ * (bucketRanges, withinRanges: log-replay.ts, rollup-check.ts).
  */
 import type { QueryParams } from './client.js';
 
@@ -29,7 +31,8 @@ export const HOUR = 3600;
 export const DAY = 86_400;
 const ceilTo = (s: number, step: number): number => Math.ceil(s / step) * step;
 const floorTo = (s: number, step: number): number => Math.floor(s / step) * step;
-const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+/** Unix seconds as a DateTime parameter's text (UTC). */
+export const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 /**
  * [since, until) cut into pieces that together read every second of it once,
@@ -88,4 +91,41 @@ export function pieceBounds(p: RangePiece, i: number | string, params: QueryPara
     params[`to${i}`] = timeParam(p.to);
   }
   return out;
+}
+
+/** The most time ranges one check reads; beyond it the closest ranges are joined (a batch may span up to 100 days). */
+const MAX_RANGES = 64;
+
+/** [from, to) ranges of whole buckets of `grain` seconds covering `seconds` (sorted), at most MAX_RANGES of them. */
+export function bucketRanges(seconds: readonly number[], grain: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const s of seconds) {
+    const b = Math.floor(s / grain) * grain;
+    const last = runs[runs.length - 1];
+    if (last && b <= last[1]) last[1] = Math.max(last[1], b + grain);
+    else runs.push([b, b + grain]);
+  }
+  if (runs.length <= MAX_RANGES) return runs;
+  // Keep the widest gaps as separators and join across the others.
+  const gaps = runs.slice(1).map((r, i) => r[0] - runs[i]![1]);
+  const cut = [...gaps].sort((a, b) => b - a)[MAX_RANGES - 2]!;
+  const out: Array<[number, number]> = [[runs[0]![0], runs[0]![1]]];
+  let kept = 0;
+  for (let i = 1; i < runs.length; i++) {
+    if (gaps[i - 1]! >= cut && kept < MAX_RANGES - 1) {
+      out.push([runs[i]![0], runs[i]![1]]);
+      kept++;
+    } else out[out.length - 1]![1] = runs[i]![1];
+  }
+  return out;
+}
+
+/** `column` within any of `ranges` (Unix seconds, [from, to)), bound as `lo<i>`/`hi<i>` of `type` in `params`. */
+export function withinRanges(column: string, type: string, ranges: ReadonlyArray<[number, number]>, params: QueryParams): string {
+  const arms = ranges.map(([from, to], i) => {
+    params[`lo${i}`] = timeParam(from);
+    params[`hi${i}`] = timeParam(to);
+    return `(${column} >= {lo${i}:${type}} AND ${column} < {hi${i}:${type}})`;
+  });
+  return `(${arms.join(' OR ')})`;
 }

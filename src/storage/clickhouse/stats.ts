@@ -21,7 +21,7 @@
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
-import { cutRange, DAY, HOUR, MINUTE, pieceBounds, type CutLevel, type RangePiece } from './range-cut.js';
+import { cutRange, DAY, HOUR, MINUTE, pieceBounds, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -71,7 +71,6 @@ export interface StatsRow {
  */
 const TIME = "DateTime('UTC')";
 const RAW_TIME = "DateTime64(3, 'UTC')";
-const timeParam = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 /** A piece of a range with both ends bound. */
 export type Part = RangePiece<number>;
