@@ -103,7 +103,7 @@ t.test('whole buckets come from the rollups: a row only the hour rollups hold is
   const before = await spendSince(ch, 'key_id', [11], since, until);
   const beforeMaster = await spendSince(ch, 'master_id', [1], since, until);
   // 2025-03-08T05:00 lies in a whole hour of the range but not in a whole day of it, so an hour rollup answers it.
-  const hour = { hour: '2025-03-08 05:00:00', master_id: 1, model: 'm0', group: '', status_class: 2, requests: 1, errors: 0, tokens_in: 0,
+  const hour = { hour: '2025-03-08 05:00:00', master_id: 1, model: 'm0', group: '', status_code: 200, requests: 1, errors: 0, tokens_in: 0,
     tokens_out: 0, cost: '5', unpriced: 0, latency_sum: 0 };
   await ch.insert('logs_hourly_key', JSON.stringify({ ...hour, key_id: 11 }) + '\n');
   await ch.insert('logs_hourly', JSON.stringify(hour) + '\n');

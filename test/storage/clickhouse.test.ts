@@ -24,6 +24,7 @@ const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url
 const MIGRATIONS = [
   '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
   '007_rollups_regrained.sql', '009_insert_dedup.sql', '010_logs_list_indexes.sql', '011_second_rollup.sql', '012_daily_key_rollup.sql', '013_hourly_by_day.sql',
+  '014_rollups_status_code.sql',
 ];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
@@ -66,7 +67,7 @@ function makeLogs(from: number, n: number): string {
 async function rollupVsRaw(r: Rollup) {
   const keys = [r.bucket.column, ...r.dims.map((d) => d.name)];
   const rawKeys = [
-    `${r.bucket.expr} AS ${r.bucket.column}`, ...r.dims.map((d) => (d.name === 'status_class' ? 'intDiv(status_code, 100) AS status_class' : d.name)),
+    `${r.bucket.expr} AS ${r.bucket.column}`, ...r.dims.map((d) => d.name),
   ];
   const order = keys.map((_, i) => i + 1).join(', ');
   const rolled = await ch.query(
@@ -258,27 +259,42 @@ await t.test('each rollup\'s backfill (TRUNCATE, INSERT SELECT) rebuilds it exac
   await assertRollupsAgree(t, 'after the backfill', n);
 });
 
-await t.test('an install made before 007 migrates: old views gone, new rollups backfilled equal to raw', async (t) => {
-  const old = mkdtempSync(join(tmpdir(), 'ch-old-'));
-  for (const f of MIGRATIONS.filter((name) => Number(name.slice(0, 3)) < 7)) writeFileSync(join(old, f), readFileSync(join(SQL_DIR, f)));
-  await ch.command('CREATE DATABASE IF NOT EXISTS mig_upgrade');
-  await ch.command('USE mig_upgrade');
-  try {
-    t.same(await migrateClickHouse(ch, old), MIGRATIONS.slice(0, 6));
-    await ch.insert('logs', makeLogs(0, 1200));
-    const [{ n: keyed }] = await ch.query<{ n: number }>("SELECT count() AS n FROM system.columns WHERE database = 'mig_upgrade' AND table = 'logs_minute' AND name = 'key_id'");
-    t.equal(Number(keyed), 1, 'the old logs_minute had key_id');
-    t.same(await migrateClickHouse(ch, SQL_DIR), MIGRATIONS.slice(MIGRATIONS.indexOf('007_rollups_regrained.sql')));
-    await assertRollupsAgree(t, 'after the upgrade', 1200);
-    // The new views take new records.
-    await ch.insert('logs', makeLogs(1200, 300));
-    await assertRollupsAgree(t, 'upgraded, then ingesting', 1500);
-  } finally {
-    await ch.command('USE gateway');
-    await ch.command('DROP DATABASE IF EXISTS mig_upgrade');
-    rmSync(old, { recursive: true, force: true });
-  }
-});
+/** The rollups as releases before 014 declared them: the status class where 014 keeps the code. */
+const ROLLUPS_BEFORE_014: Rollup[] = ROLLUPS.map((r) => ({
+  ...r,
+  dims: r.dims.map((d) => (d.name === 'status_code' ? { name: 'status_class', from: 'status_code' as const, map: (x: string) => `intDiv(${x}, 100)` } : d)),
+}));
+
+// Installs made before a migration that reshapes the rollups, with logs in them: the next start backfills them equal to raw.
+for (const [first, column, was, rollups] of [
+  // Before 007 the views came from the migrations themselves.
+  ['007_rollups_regrained.sql', 'key_id', 'the old logs_minute had key_id', undefined],
+  ['014_rollups_status_code.sql', 'status_class', 'logs_minute kept the status class', ROLLUPS_BEFORE_014],
+] as const) {
+  await t.test(`an install made before ${first.slice(0, 3)} migrates: old views gone, new rollups backfilled equal to raw`, async (t) => {
+    const old = mkdtempSync(join(tmpdir(), 'ch-old-'));
+    const earlier = MIGRATIONS.slice(0, MIGRATIONS.indexOf(first));
+    for (const f of earlier) writeFileSync(join(old, f), readFileSync(join(SQL_DIR, f)));
+    await ch.command('CREATE DATABASE IF NOT EXISTS mig_upgrade');
+    await ch.command('USE mig_upgrade');
+    try {
+      t.same(await migrateClickHouse(ch, old, { rollups }), earlier);
+      await ch.insert('logs', makeLogs(0, 1200));
+      const oldColumn = "SELECT count() AS n FROM system.columns WHERE database = 'mig_upgrade' AND table = 'logs_minute' AND name = {c:String}";
+      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), 1, was);
+      t.same(await migrateClickHouse(ch, SQL_DIR), MIGRATIONS.slice(MIGRATIONS.indexOf(first)));
+      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), 0, 'reshaped');
+      await assertRollupsAgree(t, 'after the upgrade', 1200);
+      // The new views take new records.
+      await ch.insert('logs', makeLogs(1200, 300));
+      await assertRollupsAgree(t, 'upgraded, then ingesting', 1500);
+    } finally {
+      await ch.command('USE gateway');
+      await ch.command('DROP DATABASE IF EXISTS mig_upgrade');
+      rmSync(old, { recursive: true, force: true });
+    }
+  });
+}
 
 await t.test('rollups still agree after merges and new inserts', async (t) => {
   await ch.insert('logs', makeLogs(3000, 500));

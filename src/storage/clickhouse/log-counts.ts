@@ -7,10 +7,10 @@
  *
  * The rollups are chosen from their one description (rollups.ts, ROLLUPS): for
  * each bucket size, the rollup with the fewest dimensions that still has every
- * filtered column as itself. Errors only counts the rollups' errors (status >=
- * 400) and, raw over the same spans, the records under 400 with an error
- * message. An exact status code (the rollups keep its class) answers null, and
- * the caller counts the raw table.
+ * filtered column as itself (an exact status code included: the master- and
+ * key-sorted rollups keep it, 014). Errors only counts the rollups' errors
+ * (status >= 400) and, raw over the same spans, the records under 400 with an
+ * error message.
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
 import { ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
@@ -42,6 +42,7 @@ const EQUALITIES = [
   ['key_id', 'UInt64'],
   ['model', 'String'],
   ['group', 'String'],
+  ['status_code', 'UInt16'],
 ] as const;
 const LEVELS = [
   { step: DAY, column: 'day' },
@@ -55,19 +56,16 @@ export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
 /** The end of log time (2100-01-01): the end of a slice with an open end, and an `until` that is no bound. */
 export const OPEN_END = 4_102_444_800;
 
-/** The filtered columns, or null when the filter has a condition no rollup keeps (an exact status code: they keep its class). */
-function filteredColumns(f: CountFilter): Array<(typeof EQUALITIES)[number]> | null {
-  if (f.status_code !== undefined) return null;
-  return EQUALITIES.filter(([c]) => f[c] !== undefined);
-}
+/** The filtered columns. */
+const filteredColumns = (f: CountFilter): Array<(typeof EQUALITIES)[number]> => EQUALITIES.filter(([c]) => f[c] !== undefined);
 
 /** A rollup dimension's name as a filter names it (`group` is quoted in SQL). */
 const dimName = (d: RollupDim): string => d.name.replaceAll('`', '');
 
 /**
  * The smallest rollup of a bucket column that has every one of `dims` (rollup
- * dimension names: a raw column the rollups keep as itself, such as `model`,
- * or `status_class`); null when none does.
+ * dimension names: raw columns the rollups keep as themselves, such as
+ * `model` or `status_code`); null when none does.
  */
 export function rollupFor(column: string, dims: readonly string[]): Rollup | null {
   const fits = ROLLUPS.filter((r) => r.bucket.column === column && dims.every((c) => r.dims.some((d) => dimName(d) === c)));
@@ -95,11 +93,9 @@ export function rangePieces(dims: readonly string[], since: number | null, until
 /**
  * Matching records per slice, newest first: per rollup bucket (its whole
  * span) and per partial minute at either end; slices with none are left out.
- * Null when the filter has a condition no rollup keeps.
  */
-export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise<Slice[] | null> {
+export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise<Slice[]> {
   const filtered = filteredColumns(f);
-  if (!filtered) return null;
   const errorsOnly = f.error_only === true;
   const params: QueryParams = {};
   const conds: string[] = [];

@@ -50,9 +50,10 @@ export interface Facets {
   dims: Record<FacetDimension, Facet<number | string>>;
 }
 
-/** A dimension's expression in a rollup and in the raw table. */
-const dimExpr = (d: FacetDimension, raw: boolean): string =>
-  d === 'group' ? '`group`' : d === 'status_class' && raw ? 'intDiv(status_code, 100)' : d;
+/** A dimension's expression, the same in a rollup and in the raw table (the rollups keep the status code: its class is computed). */
+const dimExpr = (d: FacetDimension): string => (d === 'group' ? '`group`' : d === 'status_class' ? 'intDiv(status_code, 100)' : d);
+/** The column a dimension is computed from: what a rollup must keep to serve it. */
+const dimColumn = (d: FacetDimension): string => (d === 'status_class' ? 'status_code' : d);
 const FILTER_TYPES: Record<keyof FacetFilter, string> = { master_id: 'UInt64', key_id: 'UInt64', model: 'String', group: 'String' };
 
 /** One dimension's counts (all of them when limit is null), busiest first, then by value. */
@@ -62,15 +63,15 @@ function dimensionSql(dim: FacetDimension, q: FacetQuery, limit: number | null, 
   const scoped = q.scope !== undefined;
   if (q.scope) params.scope_master = q.scope.master_id;
   // Each bucket size reads the smallest rollup with this dimension, the filtered ones and the scope's master.
-  const needs = [...new Set<string>([dim, ...filters, ...(scoped ? ['master_id'] : [])])];
+  const needs = [...new Set<string>([dimColumn(dim), ...filters, ...(scoped ? ['master_id'] : [])])];
   // The window's open ends (since 0, until the end of log time) bound nothing: no time condition, no raw edges.
   const arms = rangePieces(needs, q.since > 0 ? q.since : null, q.until < OPEN_END ? q.until : null).map((p, i) => {
     const where = [
       ...pieceBounds(p, i, params),
       ...(scoped ? ['master_id = {scope_master:UInt64}'] : []),
-      ...filters.map((f) => `${dimExpr(f, p.raw)} = {${f}:${FILTER_TYPES[f]}}`),
+      ...filters.map((f) => `${dimExpr(f)} = {${f}:${FILTER_TYPES[f]}}`),
     ];
-    return `SELECT ${dimExpr(dim, p.raw)} AS v, ${p.raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY v`;
+    return `SELECT ${dimExpr(dim)} AS v, ${p.raw ? 'count()' : 'sum(requests)'} AS n FROM ${p.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} GROUP BY v`;
   });
   if (arms.length === 0) return "SELECT '' AS value, toUInt64(0) AS requests WHERE 0"; // an empty window
   const value = dim === 'status_class' ? "concat(toString(v), 'xx')" : 'v';

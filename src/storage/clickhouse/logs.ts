@@ -71,14 +71,14 @@ export function parseCursor(text: string): LogCursor | null {
  * One page newest first, after `cursor` when given (keyset: rows strictly
  * older in (created_at, id) order, so a record inserted meanwhile never shifts
  * a page), skipping `offset`, and the exact total of the filter. Both come
- * from the per-slice counts (log-counts.ts) when the rollups carry the filter:
- * their sum is the total, and the slices bound the page's read to the newest
- * window that holds it (or to the oldest slice when the filter matches fewer
- * records than the page reaches, so a rare or absent value never scans the
- * whole history; no slices at all, and there is nothing to read). A window that
- * held fewer rows than the counts promised (a rollup out of step with the raw
- * table) is read again without it, so the page never depends on the rollups
- * being right when they promise rows.
+ * from the per-slice counts (log-counts.ts): their sum is the total, and the
+ * slices bound the page's read to the newest window that holds it (or to the
+ * oldest slice when the filter matches fewer records than the page reaches,
+ * so a rare or absent value never scans the whole history; no slices at all,
+ * and there is nothing to read). A window that held fewer rows than the
+ * counts promised (a rollup out of step with the raw table) is read again
+ * without it, so the page never depends on the rollups being right when they
+ * promise rows.
  */
 export async function listLogs(
   ch: ClickHouseReader,
@@ -88,7 +88,7 @@ export async function listLogs(
   cursor?: LogCursor,
 ): Promise<{ items: LogRow[]; total: number }> {
   const slices = await countSlices(ch, filter);
-  const total = slices ? sliceTotal(slices) : null;
+  const total = sliceTotal(slices);
   const base = whereOf(filter);
   const conds = base.where ? [base.where.slice('WHERE '.length)] : [];
   const params: QueryParams = { ...base.params, limit, offset };
@@ -99,9 +99,9 @@ export async function listLogs(
     params.cursor_id = cursor.id;
   }
   // Slices reaching the cursor's time may hold rows after it: their records do not count toward the page (a wider window, never a short one).
-  const skipped = cursor && slices ? slices.filter((s) => s.to * 1000 > cursor.at_ms).reduce((a, s) => a + s.n, 0) : 0;
-  const window = slices ? pageWindow(slices, skipped + offset + limit) : null;
-  if (slices && window === null) return { items: [], total: 0 };
+  const skipped = cursor ? slices.filter((s) => s.to * 1000 > cursor.at_ms).reduce((a, s) => a + s.n, 0) : 0;
+  const window = pageWindow(slices, skipped + offset + limit);
+  if (window === null) return { items: [], total: 0 };
   const page = (from: number | null) => {
     const w = from === null ? conds : [...conds, "created_at >= {window_from:DateTime64(3, 'UTC')}"];
     return ch.query<LogRow>(
@@ -109,10 +109,10 @@ export async function listLogs(
       from === null ? params : { ...params, window_from: new Date(from * 1000) },
     );
   };
-  const [first, counted] = await Promise.all([page(window?.from ?? null), total === null ? countLogs(ch, filter) : Promise.resolve(total)]);
-  const promised = window ? Math.min(limit, Math.max(0, window.holds - skipped - offset)) : 0;
-  const items = window && first.length < promised ? await page(null) : first;
-  return { items, total: counted };
+  const first = await page(window.from);
+  const promised = Math.min(limit, Math.max(0, window.holds - skipped - offset));
+  const items = first.length < promised ? await page(null) : first;
+  return { items, total };
 }
 
 export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): Promise<number> {

@@ -43,7 +43,8 @@ const DIM = {
   key_id: { name: 'key_id', from: 'key_id', map: same },
   model: { name: 'model', from: 'model', map: same },
   group: { name: '`group`', from: 'group', map: same },
-  status_class: { name: 'status_class', from: 'status_code', map: (x) => `intDiv(${x}, 100)` },
+  // The code, not its class: a list filtered by an exact code counts from the rollups (014); the class is intDiv(status_code, 100).
+  status_code: { name: 'status_code', from: 'status_code', map: same },
 } satisfies Record<string, RollupDim>;
 
 export const ROLLUPS: readonly Rollup[] = [
@@ -52,7 +53,7 @@ export const ROLLUPS: readonly Rollup[] = [
     table: 'logs_minute',
     mv: 'logs_minute_mv',
     bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
-    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
   },
   // Seconds of everything by model: an unfiltered read's partial minutes at its ends (raw `logs` would open a whole day).
   {
@@ -72,14 +73,14 @@ export const ROLLUPS: readonly Rollup[] = [
     table: 'logs_hourly',
     mv: 'logs_hourly_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
-    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
   },
   // The only rollup with key_id, read only by a key filter or the key facet (sorted by master and key, so such a read opens that key's rows).
   {
     table: 'logs_hourly_key',
     mv: 'logs_hourly_key_mv',
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
-    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.master_id, DIM.key_id, DIM.model, DIM.group, DIM.status_code],
   },
   // Days per key and nothing else: the key facet and a key filter's whole days, a row per key and day whatever the log count.
   {
@@ -100,7 +101,7 @@ export const ROLLUPS: readonly Rollup[] = [
     table: 'logs_daily',
     mv: 'logs_daily_mv',
     bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
-    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_class],
+    dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
   },
   {
     table: 'logs_daily_global',
