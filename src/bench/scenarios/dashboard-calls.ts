@@ -7,9 +7,9 @@
  * realtime windows run through their last second). The names match
  * dashboard-reads.ts, which measures the rows the same reads take.
  */
-import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { moneyNumber, parseMoney } from '../../storage/clickhouse/decimal.js';
+import { moneyNumber } from '../../storage/clickhouse/decimal.js';
 import type { ColdRequest } from '../harness/cold-load.js';
+import type { Figures, Grouping, RawFigures, RawSource } from './raw-figures.js';
 
 const DAY = 86_400;
 const HOUR = 3600;
@@ -27,40 +27,21 @@ export interface DashboardCall {
   name: string;
   /** The n-th request of this call. */
   request: (rand: () => number) => ColdRequest;
-  /** null when the answer equals the raw table's, else what differs. */
-  check: (ch: ClickHouse, json: any, req: ColdRequest) => Promise<string | null>;
+  /**
+   * null when the answer equals the raw table's, else what differs. Every raw
+   * figure it needs is asked of `raw` before any is used, so that a recording
+   * pass learns them all (raw-figures.ts, batchedSource).
+   */
+  check: (raw: RawSource, json: any, req: ColdRequest) => Promise<string | null>;
 }
 
-interface Figures {
-  requests: number;
-  errors: number;
-  tokens_in: number;
-  tokens_out: number;
-  cost: number;
-}
-
-const time = (s: number): Date => new Date(s * 1000);
-
-/** The raw table's figures over [since, until) per group (`key`: an SQL expression over logs, as text). */
-async function raw(ch: ClickHouse, since: number, until: number, key: string, masterId?: number): Promise<Map<string, Figures & { pico: bigint }>> {
-  const rows = await ch.query<{ k: string; n: number; e: number; ti: number; tout: number; c: string }>(
-    `SELECT toString(${key}) AS k, count() AS n, countIf(status_code >= 400) AS e, sum(tokens_in) AS ti, sum(tokens_out) AS tout,
-       toString(sum(cost)) AS c FROM logs
-     WHERE created_at >= {s:DateTime64(3, 'UTC')} AND created_at < {u:DateTime64(3, 'UTC')}${masterId === undefined ? '' : ' AND master_id = {m:UInt64}'}
-     GROUP BY k`,
-    { s: time(since), u: time(until), ...(masterId === undefined ? {} : { m: masterId }) },
-  );
-  return new Map(
-    rows.map((r) => {
-      const pico = parseMoney(r.c);
-      return [r.k, { requests: Number(r.n), errors: Number(r.e), tokens_in: Number(r.ti), tokens_out: Number(r.tout), cost: moneyNumber(pico), pico }];
-    }),
-  );
-}
+/** The raw table's figures over [since, until), grouped. */
+const rawOf = (src: RawSource, since: number, until: number, group: Grouping, master?: number): Promise<Map<string, RawFigures>> =>
+  src.figures({ since, until, group, ...(master === undefined ? {} : { master }) });
 
 const NONE: Figures = { requests: 0, errors: 0, tokens_in: 0, tokens_out: 0, cost: 0 };
-const total = async (ch: ClickHouse, since: number, until: number, masterId?: number): Promise<Figures> =>
-  (await raw(ch, since, until, "''", masterId)).get('') ?? NONE;
+const total = async (src: RawSource, since: number, until: number, masterId?: number): Promise<Figures> =>
+  (await rawOf(src, since, until, {}, masterId)).get('') ?? NONE;
 
 /** What differs between an answer's figures and the raw ones, or null. */
 function differ(label: string, got: Partial<Figures> | undefined, want: Figures): string | null {
@@ -89,11 +70,11 @@ export function dashboardCalls(endSec: number, masters: Master[], admin: string)
     name: `summary_${p}_trends`,
     // The admin summary has no master: each request's range is the period ending at its own second.
     request: () => ({ path: `/admin/dashboard/summary?period=${p}&include_trends=true`, token: admin }),
-    check: async (ch, j) => {
-      const cur = await total(ch, j.since, j.until + 1);
+    check: async (src, j) => {
+      const cur = await total(src, j.since, j.until + 1);
       if (!j.previous) return differ('current', j, cur);
       // Where the two periods share a second it counts for the current one (queryPeriodTotals).
-      const prev = await total(ch, j.previous.since, Math.min(j.previous.until + 1, j.since));
+      const prev = await total(src, j.previous.since, Math.min(j.previous.until + 1, j.since));
       const t = j.trends;
       const prevGot = t && { requests: t.requests.previous, errors: t.errors.previous, cost: t.cost.previous, tokens_in: prev.tokens_in, tokens_out: prev.tokens_out };
       const tokens = t && t.tokens.previous !== prev.tokens_in + prev.tokens_out ? `previous tokens ${t.tokens.previous} != raw ${prev.tokens_in + prev.tokens_out}` : null;
@@ -108,16 +89,16 @@ export function dashboardCalls(endSec: number, masters: Master[], admin: string)
         const until = endIn(rand, endSec, bucket === 'hour' ? 20 : 29);
         return { path: `/admin/logs/stats/traffic-chart?granularity=${bucket}&since=${until - span}&until=${until}&top_n=10&metric=${metric}`, token: admin };
       },
-      check: async (ch, j) => {
-        const start = bucket === 'hour' ? 'toStartOfHour(created_at)' : 'toStartOfMinute(created_at)';
-        const byModel = await raw(ch, j.since, j.until, `(toUnixTimestamp(${start}), model)`);
+      check: async (src, j) => {
+        const byModel = await rawOf(src, j.since, j.until, { time: bucket, byModel: true });
         const value = (f: Figures) => (metric === 'requests' ? f.requests : f.tokens_in + f.tokens_out);
         const named = new Set((j.series as Array<{ name: string }>).map((s) => s.name).filter((n) => n !== 'other'));
         // Per bucket and series: a named model's value, or the sum of every other model's (cost summed exactly).
         const want = new Map<string, bigint>();
         for (const [k, f] of byModel) {
-          const [, t, model] = /^\((\d+),'(.*)'\)$/.exec(k)!;
-          const slot = `${named.has(model!) ? model : 'other'}|${t}`;
+          const cut = k.indexOf('|');
+          const [t, model] = [k.slice(0, cut), k.slice(cut + 1)];
+          const slot = `${named.has(model) ? model : 'other'}|${t}`;
           const v = metric === 'cost' ? f.pico : BigInt(value(f));
           want.set(slot, (want.get(slot) ?? 0n) + v);
         }
@@ -140,17 +121,14 @@ export function dashboardCalls(endSec: number, masters: Master[], admin: string)
       const until = endIn(rand, endSec, 3);
       return { path: `/admin/logs/stats?group_by=${by}&since=${until - days * DAY}&until=${until}`, token: admin };
     },
-    check: async (ch, j) => {
-      const key = by === 'day' ? 'toUnixTimestamp(toStartOfDay(created_at))' : "toUnixTimestamp(toDateTime(toStartOfMonth(created_at), 'UTC'))";
-      return differItems(by, j.items, await raw(ch, j.since, j.until, key), true);
-    },
+    check: async (src, j) => differItems(by, j.items, await rawOf(src, j.since, j.until, { time: by }), true),
   });
   const realtime = (oneMaster: boolean): DashboardCall => ({
     name: oneMaster ? 'realtime_master' : 'realtime',
     request: (rand) => ({ path: oneMaster ? `/admin/masters/${pick(rand).id}/realtime` : '/admin/realtime', token: admin }),
-    check: async (ch, j, req) => {
+    check: async (src, j, req) => {
       const master = oneMaster ? Number(/masters\/(\d+)/.exec(req.path)![1]) : undefined;
-      const window = async (w: { since: number } & Figures) => differ(`since ${w.since}`, w, await total(ch, w.since, j.at + 1, master));
+      const window = async (w: { since: number } & Figures) => differ(`since ${w.since}`, w, await total(src, w.since, j.at + 1, master));
       return first(await window(j.last_minute), await window(j.last_5_minutes));
     },
   });
@@ -162,13 +140,13 @@ export function dashboardCalls(endSec: number, masters: Master[], admin: string)
     {
       name: 'v1_stats_last30d',
       request: (rand) => ({ path: '/v1/stats?period=last30d', token: pick(rand).key }),
-      check: async (ch, j, req) => {
+      check: async (src, j, req) => {
         const master = masters.find((m) => m.key === req.token)!.id;
         const [since, until] = [j.since, j.until + 1];
         return first(
-          differ('totals', j.totals, await total(ch, since, until, master)),
-          differItems('by model', j.by_model, await raw(ch, since, until, 'model', master), false),
-          differItems('by day', j.by_day, await raw(ch, since, until, 'toUnixTimestamp(toStartOfDay(created_at))', master), true),
+          differ('totals', j.totals, await total(src, since, until, master)),
+          differItems('by model', j.by_model, await rawOf(src, since, until, { byModel: true }, master), false),
+          differItems('by day', j.by_day, await rawOf(src, since, until, { time: 'day' }, master), true),
         );
       },
     },
