@@ -32,10 +32,21 @@ export class BodyBudget {
 export type BodyRefusal = 'too_large' | 'busy';
 
 /**
+ * A body over its limit, of up to this many bytes, is read to its end and
+ * dropped before the 413 is answered: a connection closed while the client is
+ * still sending is reset, and the client may then see only the reset (EPIPE
+ * in fetch), never the 413. Past it the refusal is answered at once and the
+ * connection cut, so a huge upload costs no more than this.
+ */
+export const DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
  * Reads one body into a single buffer (uWS chunks are only valid inside the
  * callback, so each is copied once). `done` is called once, with the body or
- * a refusal; after a refusal nothing more is read (the caller answers and
- * closes the connection). Returns what to call when the request is aborted.
+ * a refusal: over `limit` (declared or as it arrives; the rest is read and
+ * dropped first, up to DRAIN_BYTES, holding nothing) or no room in the budget
+ * (at once, nothing more read). The caller then answers and closes the
+ * connection. Returns what to call when the request is aborted.
  */
 export function readBody(
   res: HttpResponse,
@@ -59,8 +70,26 @@ export function readBody(
     budget.give(held);
     held = 0;
   };
+  /** 'too_large' once the rest of the body (`read` bytes of it seen, `ended` if that was all) is read and dropped. */
+  const tooLarge = (read: number, ended: boolean): void => {
+    budget.give(held);
+    held = 0;
+    if (ended || read > DRAIN_BYTES) return settle('too_large');
+    let dropped = read;
+    res.onData((chunk, isLast) => {
+      if (settled) return;
+      dropped += chunk.byteLength;
+      if (isLast || dropped > DRAIN_BYTES) settle('too_large');
+    });
+  };
 
   if (declared !== undefined) {
+    if (!(declared <= limit)) {
+      if (declared <= DRAIN_BYTES) tooLarge(0, false);
+      else settle('too_large');
+      return abort;
+    }
+    // No room: answered at once (a stalled upload must not wait for its own end to hear it), the rest not read.
     if (!budget.take(declared)) {
       settle('busy');
       return abort;
@@ -85,7 +114,7 @@ export function readBody(
   res.onData((chunk, isLast) => {
     if (settled) return;
     const n = chunk.byteLength;
-    if (held + n > limit) return settle('too_large');
+    if (held + n > limit) return tooLarge(held + n, isLast);
     if (n > 0 && !budget.take(n)) return settle('busy');
     held += n;
     if (n > 0) chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));

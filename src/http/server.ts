@@ -164,9 +164,6 @@ export class HttpServer {
       return this.fail(ex, compiled.route.path, unsupportedType(ex.contentType, takesNdjson(compiled.route)), true);
     }
     const declared = contentLength ? Number(contentLength) : undefined;
-    if (declared !== undefined && !(declared <= limit)) {
-      return this.fail(ex, compiled.route.path, tooLarge(limit), true);
-    }
     ex.releaseBody = readBody(res, limit, declared, this.bodyBudget, compiled.bodyToWorker, (body) => {
       ex.releaseBody = undefined;
       if (body === 'too_large') return this.fail(ex, compiled.route.path, tooLarge(limit), true);
