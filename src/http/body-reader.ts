@@ -70,22 +70,10 @@ export function readBody(
     budget.give(held);
     held = 0;
   };
-  /** 'too_large' once the rest of the body (`read` bytes of it seen, `ended` if that was all) is read and dropped. */
-  const tooLarge = (read: number, ended: boolean): void => {
-    budget.give(held);
-    held = 0;
-    if (ended || read > DRAIN_BYTES) return settle('too_large');
-    let dropped = read;
-    res.onData((chunk, isLast) => {
-      if (settled) return;
-      dropped += chunk.byteLength;
-      if (isLast || dropped > DRAIN_BYTES) settle('too_large');
-    });
-  };
 
   if (declared !== undefined) {
     if (!(declared <= limit)) {
-      if (declared <= DRAIN_BYTES) tooLarge(0, false);
+      if (declared <= DRAIN_BYTES) dropRest(res, 0, () => settled || settle('too_large'));
       else settle('too_large');
       return abort;
     }
@@ -114,11 +102,31 @@ export function readBody(
   res.onData((chunk, isLast) => {
     if (settled) return;
     const n = chunk.byteLength;
-    if (held + n > limit) return tooLarge(held + n, isLast);
+    if (held + n > limit) {
+      const read = held + n;
+      budget.give(held);
+      held = 0;
+      if (isLast || read > DRAIN_BYTES) return settle('too_large');
+      return dropRest(res, read, () => settled || settle('too_large'));
+    }
     if (n > 0 && !budget.take(n)) return settle('busy');
     held += n;
     if (n > 0) chunks.push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
     if (isLast) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, held));
   });
   return abort;
+}
+
+/** Reads and drops the rest of a body (`read` bytes of it seen), then calls `then`: at its end, or past DRAIN_BYTES. */
+function dropRest(res: HttpResponse, read: number, then: () => void): void {
+  let dropped = read;
+  let called = false;
+  res.onData((chunk, isLast) => {
+    if (called) return;
+    dropped += chunk.byteLength;
+    if (isLast || dropped > DRAIN_BYTES) {
+      called = true;
+      then();
+    }
+  });
 }
