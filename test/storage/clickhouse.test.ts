@@ -12,6 +12,7 @@ import {
   deleteLogsSql,
   rebuildRollupsSql,
   rollupColumns,
+  ROLLUP_METRICS,
   ROLLUPS,
   type LogsSlice,
   type Rollup,
@@ -24,7 +25,7 @@ const SQL_DIR = fileURLToPath(new URL('../../../sql/clickhouse', import.meta.url
 const MIGRATIONS = [
   '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
   '007_rollups_regrained.sql', '009_insert_dedup.sql', '010_logs_list_indexes.sql', '011_second_rollup.sql', '012_daily_key_rollup.sql', '013_hourly_by_day.sql',
-  '014_rollups_status_code.sql',
+  '014_rollups_status_code.sql', '015_rollups_error_records.sql',
 ];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
@@ -55,6 +56,8 @@ function makeLogs(from: number, n: number): string {
         cost: `${i % 13}.${String((i * 7919) % 10 ** 12).padStart(12, '0')}`,
         unpriced: i % 11 === 0 ? 1 : 0,
         client_ip: '10.0.0.1',
+        // Under any status, so errors only counts more than the error statuses.
+        error_message: i % 9 === 4 ? 'upstream reset' : '',
         created_at: new Date(T0 + i * 4_700 + (i % 1000)).toISOString(),
         ignored_field: true, // unknown fields are skipped
       }),
@@ -71,13 +74,14 @@ async function rollupVsRaw(r: Rollup) {
   ];
   const order = keys.map((_, i) => i + 1).join(', ');
   const rolled = await ch.query(
-    `SELECT ${keys.join(', ')}, sum(requests) AS requests, sum(errors) AS errors, sum(tokens_in) AS tin,
+    `SELECT ${keys.join(', ')}, sum(requests) AS requests, sum(errors) AS errors, sum(error_records) AS error_records, sum(tokens_in) AS tin,
        sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_sum) AS lat,
        quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS q
      FROM ${r.table} GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
   );
   const raw = await ch.query(
-    `SELECT ${rawKeys.join(', ')}, count() AS requests, countIf(status_code >= 400) AS errors, sum(tokens_in) AS tin,
+    `SELECT ${rawKeys.join(', ')}, count() AS requests, countIf(status_code >= 400) AS errors,
+       countIf(status_code >= 400 OR error_message != '') AS error_records, sum(tokens_in) AS tin,
        sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_ms) AS lat,
        quantiles(0.5, 0.95, 0.99)(latency_ms) AS q
      FROM logs GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
@@ -259,17 +263,21 @@ await t.test('each rollup\'s backfill (TRUNCATE, INSERT SELECT) rebuilds it exac
   await assertRollupsAgree(t, 'after the backfill', n);
 });
 
+/** The rollups as releases before 015 declared them: without `error_records`. */
+const ROLLUPS_BEFORE_015: Rollup[] = ROLLUPS.map((r) => ({ ...r, metrics: ROLLUP_METRICS.filter((m) => m !== 'error_records') }));
 /** The rollups as releases before 014 declared them: the status class where 014 keeps the code. */
-const ROLLUPS_BEFORE_014: Rollup[] = ROLLUPS.map((r) => ({
+const ROLLUPS_BEFORE_014: Rollup[] = ROLLUPS_BEFORE_015.map((r) => ({
   ...r,
   dims: r.dims.map((d) => (d.name === 'status_code' ? { name: 'status_class', from: 'status_code' as const, map: (x: string) => `intDiv(${x}, 100)` } : d)),
 }));
 
 // Installs made before a migration that reshapes the rollups, with logs in them: the next start backfills them equal to raw.
-for (const [first, column, was, rollups] of [
+// `column` is in logs_minute before the migration and gone after it (`added`: the other way round).
+for (const [first, column, added, was, rollups] of [
   // Before 007 the views came from the migrations themselves.
-  ['007_rollups_regrained.sql', 'key_id', 'the old logs_minute had key_id', undefined],
-  ['014_rollups_status_code.sql', 'status_class', 'logs_minute kept the status class', ROLLUPS_BEFORE_014],
+  ['007_rollups_regrained.sql', 'key_id', false, 'the old logs_minute had key_id', undefined],
+  ['014_rollups_status_code.sql', 'status_class', false, 'logs_minute kept the status class', ROLLUPS_BEFORE_014],
+  ['015_rollups_error_records.sql', 'error_records', true, 'logs_minute had no error_records', ROLLUPS_BEFORE_015],
 ] as const) {
   await t.test(`an install made before ${first.slice(0, 3)} migrates: old views gone, new rollups backfilled equal to raw`, async (t) => {
     const old = mkdtempSync(join(tmpdir(), 'ch-old-'));
@@ -281,9 +289,9 @@ for (const [first, column, was, rollups] of [
       t.same(await migrateClickHouse(ch, old, { rollups }), earlier);
       await ch.insert('logs', makeLogs(0, 1200));
       const oldColumn = "SELECT count() AS n FROM system.columns WHERE database = 'mig_upgrade' AND table = 'logs_minute' AND name = {c:String}";
-      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), 1, was);
+      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), added ? 0 : 1, was);
       t.same(await migrateClickHouse(ch, SQL_DIR), MIGRATIONS.slice(MIGRATIONS.indexOf(first)));
-      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), 0, 'reshaped');
+      t.equal(Number((await ch.query<{ n: number }>(oldColumn, { c: column }))[0]!.n), added ? 1 : 0, 'reshaped');
       await assertRollupsAgree(t, 'after the upgrade', 1200);
       // The new views take new records.
       await ch.insert('logs', makeLogs(1200, 300));

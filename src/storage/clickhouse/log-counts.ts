@@ -8,12 +8,11 @@
  * The rollups are chosen from their one description (rollups.ts, ROLLUPS): for
  * each bucket size, the rollup with the fewest dimensions that still has every
  * filtered column as itself (an exact status code included: the master- and
- * key-sorted rollups keep it, 014). Errors only counts the rollups' errors
- * (status >= 400) and, raw over the same spans, the records under 400 with an
- * error message.
+ * key-sorted rollups keep it, 014). Errors only counts the rollups'
+ * `error_records` (an error status or an error message, 015).
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
-import { ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
+import { ERROR_RECORD, ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
 import { cutRange, DAY, HOUR, MINUTE, pieceBounds, type RangePiece } from './range-cut.js';
 
 export type { RangePiece } from './range-cut.js';
@@ -51,8 +50,6 @@ const LEVELS = [
 ];
 const quote = (c: string): string => (c === 'group' ? '`group`' : c);
 
-/** `error_only`'s records: an error status, or an error message under any status. */
-export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
 /** The end of log time (2100-01-01): the end of a slice with an open end, and an `until` that is no bound. */
 export const OPEN_END = 4_102_444_800;
 
@@ -116,19 +113,8 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
   const selects = pieces.map((p, i) => {
     if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, count() AS n FROM logs${where([...pieceBounds(p, i, params), ...rawError])}`;
     const step = LEVELS.find((l) => l.column === p.column)!.step;
-    return `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'errors' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
+    return `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'error_records' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
   });
-  const rolled = pieces.map((p, i) => ({ p, i })).filter(({ p }) => !p.raw);
-  if (errorsOnly && rolled.length) {
-    // The rollups count errors by status (>= 400): the records under 400 with an error message in their spans are
-    // counted raw in one scan, as one slice from the first span's start to the last one's end (disjoint from every
-    // other slice's records, so the sum stays exact, and within its bounds, so a page window taken from it holds).
-    const spans = rolled.map(({ p, i }) => pieceBounds({ ...p, column: 'created_at', raw: true }, `${i}m`, params));
-    const any = spans.some((b) => b.length === 0) ? [] : [`(${spans.map((b) => `(${b.join(' AND ')})`).join(' OR ')})`];
-    const from = rolled.some(({ p }) => p.from === null) ? 0 : Math.min(...rolled.map(({ p }) => p.from!));
-    const to = rolled.some(({ p }) => p.to === null) ? OPEN_END : Math.max(...rolled.map(({ p }) => p.to!));
-    selects.push(`SELECT ${from} AS s, ${to} AS e, count() AS n FROM logs${where([...any, 'status_code < 400', "error_message != ''"])}`);
-  }
   const rows = await ch.query<{ s: number; e: number; n: number }>(
     `SELECT s, e, sum(n) AS n FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY s, e HAVING n > 0 ORDER BY s DESC`,
     params,

@@ -4,9 +4,9 @@
  * needs. All values are bound parameters.
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
-import { deleteLogsSql, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
+import { deleteLogsSql, ERROR_RECORD, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
-import { countSlices, ERROR_RECORD, pageWindow, sliceTotal } from './log-counts.js';
+import { countSlices, pageWindow, sliceTotal } from './log-counts.js';
 
 export interface LogFilter {
   master_id?: number;

@@ -16,11 +16,8 @@
  *   (docs/log-pipeline.md, "After a crash").
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
-import { GRAIN, rebuildInsertSql, ROLLUPS, rollupSelectFrom, type Rollup } from './rollups.js';
+import { GRAIN, rebuildInsertSql, ROLLUP_SUMS, ROLLUPS, rollupSelectFrom, type Rollup } from './rollups.js';
 import { bucketRanges, withinRanges } from './range-cut.js';
-
-/** The sums compared (the latency quantile states are not comparable as values). */
-const SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'cost', 'unpriced', 'latency_sum'];
 
 export interface RollupMismatch {
   table: string;
@@ -37,8 +34,8 @@ interface Restriction {
 /** Groups of `r` that differ from the same aggregation over `source` (null: raw `logs`). */
 function compareSql(r: Rollup, source: Rollup | null, where: Restriction = {}): string {
   const keys = [r.bucket.column, ...r.dims.map((d) => d.name)].join(', ');
-  const summed = `SELECT ${keys}, ${SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table}${where.rollup ? ` WHERE ${where.rollup}` : ''} GROUP BY ${keys} HAVING n_requests > 0`;
-  const computed = `SELECT ${keys}, ${SUMS.map((s) => `${s} AS n_${s}`).join(', ')} FROM (\n${rollupSelectFrom(r, source, where.source)}\n) WHERE requests > 0`;
+  const summed = `SELECT ${keys}, ${ROLLUP_SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table}${where.rollup ? ` WHERE ${where.rollup}` : ''} GROUP BY ${keys} HAVING n_requests > 0`;
+  const computed = `SELECT ${keys}, ${ROLLUP_SUMS.map((s) => `${s} AS n_${s}`).join(', ')} FROM (\n${rollupSelectFrom(r, source, where.source)}\n) WHERE requests > 0`;
   return `SELECT (SELECT count() FROM (${summed} EXCEPT ${computed})) + (SELECT count() FROM (${computed} EXCEPT ${summed})) AS groups`;
 }
 

@@ -33,6 +33,8 @@ export interface Rollup {
   /** Time bucket column and its expression over raw `created_at`. */
   bucket: { column: string; expr: string };
   dims: readonly RollupDim[];
+  /** The aggregates it stores, by name: all of ROLLUP_METRICS, unless a test stands in an older release's shape. */
+  metrics?: readonly string[];
 }
 
 const same = (x: string) => x;
@@ -118,13 +120,18 @@ export const ROLLUPS: readonly Rollup[] = [
   },
 ];
 
+/** The records the logs list's errors only shows: an error status, or an error message under any status. */
+export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
+
 /**
  * Aggregates every rollup stores; read them back with sum() and quantilesMerge(0.5, 0.95, 0.99).
  * Some aliases equal raw column names and shadow them, so no other expression may use those columns.
+ * `errors` (status >= 400) is what the statistics count; `error_records` what errors only lists (015).
  */
 const METRICS = [
   ['requests', 'count()'],
   ['errors', 'countIf(status_code >= 400)'],
+  ['error_records', `countIf${ERROR_RECORD}`],
   ['tokens_in', 'sum(tokens_in)'],
   ['tokens_out', 'sum(tokens_out)'],
   ['cost', 'sum(cost)'],
@@ -134,19 +141,28 @@ const METRICS = [
 ] as const;
 
 export const ROLLUP_METRICS: readonly string[] = METRICS.map(([name]) => name);
+/** The aggregates that are plain sums (all but the latency quantile state): comparable as values. */
+export const ROLLUP_SUMS: readonly string[] = ROLLUP_METRICS.filter((name) => name !== 'latency_q');
 
 /**
- * The rollups' aggregates over raw `logs` rows, as `expr AS name` (the
- * statistics' second-precise range edges are read this way, in the rollups'
- * own shape); without `latency_q` unless asked.
+ * The named aggregates over raw `logs` rows, as `expr AS name`, in the order
+ * asked (the statistics' second-precise range edges are read this way, in the
+ * rollups' own shape).
  */
-export function rawAggregates(withQuantiles: boolean): string[] {
-  return METRICS.filter(([name]) => withQuantiles || name !== 'latency_q').map(([name, expr]) => `${expr} AS ${name}`);
+export function rawAggregates(names: readonly string[]): string[] {
+  return names.map((name) => {
+    const metric = METRICS.find(([n]) => n === name);
+    if (!metric) throw new Error(`no rollup aggregate named ${name}`);
+    return `${metric[1]} AS ${name}`;
+  });
 }
+
+/** The aggregates a rollup stores, as [name, expression over raw logs]. */
+const metricsOf = (r: Rollup) => (r.metrics ? METRICS.filter(([name]) => r.metrics!.includes(name)) : METRICS);
 
 /** Every column of a rollup, in table order. */
 export function rollupColumns(r: Rollup): string[] {
-  return [r.bucket.column, ...r.dims.map((d) => d.name), ...ROLLUP_METRICS];
+  return [r.bucket.column, ...r.dims.map((d) => d.name), ...metricsOf(r).map(([name]) => name)];
 }
 
 /** The rollup's aggregation over `logs`, optionally restricted by `where`. */
@@ -168,8 +184,8 @@ export function rollupSelectFrom(r: Rollup, source: Rollup | null, where?: strin
   const dim = (d: RollupDim) => (source ? d.name : d.map(ident(d.from)));
   const keys = [`${bucket} AS ${r.bucket.column}`, ...r.dims.map((d) => (dim(d) === d.name ? d.name : `${dim(d)} AS ${d.name}`))];
   const metrics = source
-    ? METRICS.map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
-    : METRICS.map(([name, expr]) => `${expr} AS ${name}`);
+    ? metricsOf(r).map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
+    : metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`);
   return [
     'SELECT',
     [...keys, ...metrics].map((c) => `  ${c}`).join(',\n'),

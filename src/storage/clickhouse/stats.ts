@@ -134,6 +134,9 @@ function resolveRanges(ranges: TimeRange[]): TimeRange[] {
   return out;
 }
 
+/** The rollups' sums the statistics read (not `error_records`: errors only is a logs list filter). */
+const STATS_SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'cost', 'unpriced', 'latency_sum'] as const;
+
 /**
  * The source rows: one SELECT per rollup table (whatever number of pieces and
  * periods it serves, their ranges ORed), so each table is opened once; with
@@ -147,7 +150,8 @@ function sourceSql(
   params: QueryParams,
 ): string {
   // `model` only when grouped by it (logs_daily_total has none; a model filter never reads that table).
-  const metrics = `${levels.byModel ? 'model, ' : ''}requests, errors, tokens_in, tokens_out, cost, unpriced, latency_sum${withQ ? ', latency_q' : ''}`;
+  const read: readonly string[] = withQ ? [...STATS_SUMS, 'latency_q'] : STATS_SUMS;
+  const metrics = `${levels.byModel ? 'model, ' : ''}${read.join(', ')}`;
   const conds: string[] = [];
   if (filter.master_id !== undefined) {
     conds.push('master_id = {master_id:UInt64}');
@@ -187,7 +191,7 @@ function sourceSql(
       if (table === RAW_TABLE) {
         // Partial minutes: raw rows aggregated by minute into the rollups' shape (finer buckets are never asked for).
         const keys = ['t', ...(levels.byModel ? ['model'] : []), ...(ranges.length > 1 ? ['p'] : [])];
-        const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(withQ)];
+        const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(read)];
         return `SELECT ${cols.join(', ')}${periodOf('created_at', RAW_TIME, 'rp')} FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')}`;
       }
       return `SELECT ${column} AS t, ${metrics}${periodOf('t', TIME, 'p')} FROM ${table} WHERE ${where}`;
