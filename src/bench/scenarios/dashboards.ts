@@ -154,6 +154,9 @@ const DIRECT_CHECKS = Number(process.env.BENCH_DASHBOARD_DIRECT_CHECKS ?? 20);
 
 type CheckFigures = Pick<CallFigures, 'differences' | 'firstDifference' | 'rawP99' | 'checkS'>;
 
+/** Answers to the same request with the same body are one answer to check. */
+const answerKey = (a: TimedAnswer<ColdRequest>): string => `${a.req.path}|${a.req.token}|${JSON.stringify(a.json)}`;
+
 /**
  * Checks every answer against the raw table (raw-figures.ts): all of a call's
  * distinct answers from one batched source (a recording pass learns the
@@ -168,7 +171,7 @@ async function checkAnswers(dir: string, runs: Array<{ call: DashboardCall; answ
     for (const { call: c, answers } of runs) {
       const started = performance.now();
       const distinct = new Map<string, TimedAnswer<ColdRequest>>();
-      for (const a of answers) if (a.status === 200) distinct.set(`${a.req.path}|${a.req.token}|${JSON.stringify(a.json)}`, a);
+      for (const a of answers) if (a.status === 200) distinct.set(answerKey(a), a);
       const recording = recordingSource();
       for (const a of distinct.values()) await c.check(recording, a.json, a.req);
       const batched = await batchedSource(ch, recording.asked);
@@ -184,7 +187,7 @@ async function checkAnswers(dir: string, runs: Array<{ call: DashboardCall; answ
       let differences = 0;
       let firstDifference: string | null = null;
       for (const a of answers) {
-        const verdict = a.status === 200 ? verdicts.get(`${a.req.path}|${a.req.token}|${JSON.stringify(a.json)}`)! : null;
+        const verdict = a.status === 200 ? verdicts.get(answerKey(a))! : null;
         if (verdict !== null) {
           differences++;
           firstDifference ??= `${a.req.path}: ${verdict}`;
