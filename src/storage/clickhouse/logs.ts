@@ -4,7 +4,7 @@
  * needs. All values are bound parameters.
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
-import { deleteLogsSql, ERROR_RECORD, rebuildRollupsSql, ROLLUPS, type LogsSlice } from './rollups.js';
+import { deleteLogsSql, deleteSliceSql, ERROR_RECORD, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
 import { countSlices, pageWindow, sliceTotal } from './log-counts.js';
 
@@ -127,8 +127,7 @@ export async function deleteLogs(ch: ClickHouse, slice: LogsSlice): Promise<numb
   const countSql = sql.replace(/^DELETE FROM logs/, 'SELECT count() AS n FROM logs');
   const n = Number((await ch.query<{ n: number }>(countSql, params))[0]?.n ?? 0);
   if (n === 0) return 0;
-  await ch.command(sql, params);
-  for (const s of rebuildRollupsSql(slice)) await ch.command(s.sql, s.params);
+  for (const s of deleteSliceSql(slice)) await ch.command(s.sql, s.params);
   return n;
 }
 

@@ -247,38 +247,75 @@ function sliceParams(slice: LogsSlice): QueryParams {
   return params;
 }
 
+/** The slice's rows of raw `logs`, as conditions. */
+function sliceWhere(slice: LogsSlice): string[] {
+  return [`created_at < ${BEFORE}`, ...filters(slice).map((c) => `${ident(c)} = ${param(c)}`)];
+}
+
 /** Deletes the slice from raw `logs` (lightweight delete; rows vanish from reads at once). */
 export function deleteLogsSql(slice: LogsSlice): Statement {
-  const where = [`created_at < ${BEFORE}`, ...filters(slice).map((c) => `${ident(c)} = ${param(c)}`)];
-  return { sql: `DELETE FROM logs WHERE ${where.join(' AND ')}`, params: sliceParams(slice) };
+  return { sql: `DELETE FROM logs WHERE ${sliceWhere(slice).join(' AND ')}`, params: sliceParams(slice) };
 }
 
 /**
- * Statements that make every rollup agree with `logs` again after the slice was
- * deleted from it: per rollup, drop each row that could have held a deleted log
- * (bucket starting before `before`; the slice's filters where the rollup has a
- * dimension derived from that column, else all of it) and re-aggregate exactly
- * those rows from what remains. Run them in order, right after deleteLogsSql;
- * logs inserted meanwhile into a bucket starting before `before` could be
- * counted twice, and readers briefly see the slice empty between the two.
+ * Per rollup, a DELETE of each row that could hold a log of the slice (bucket
+ * starting before `before`; the slice's filters where the rollup has a
+ * dimension derived from that column) and an INSERT that re-aggregates exactly
+ * those rows from raw `logs`. `deleting`: the slice is still in `logs` and about
+ * to go, so its rows are left out, and a rollup without one of the slice's
+ * filtered columns (a global rollup under a master's deletion) is rebuilt only
+ * in the buckets that hold the slice's rows, not over its whole history.
  */
-export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
+function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   const params = sliceParams(slice);
+  const inSlice = sliceWhere(slice).join(' AND ');
   const out: Statement[] = [];
   for (const r of ROLLUPS) {
     const rollupWhere = [`${r.bucket.column} < ${BEFORE}`];
     const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
+    let everyFilter = true;
     for (const c of filters(slice)) {
       const dim = r.dims.find((d) => d.from === c);
-      if (!dim) continue;
+      if (!dim) {
+        everyFilter = false;
+        continue;
+      }
       rollupWhere.push(`${dim.name} = ${dim.map(param(c))}`);
       logsWhere.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
     }
+    if (deleting) {
+      if (!everyFilter) {
+        const touched = `(SELECT DISTINCT ${r.bucket.expr} FROM logs WHERE ${inSlice})`;
+        rollupWhere.push(`${r.bucket.column} IN ${touched}`);
+        logsWhere.push(`${r.bucket.expr} IN ${touched}`);
+      }
+      logsWhere.push(`NOT (${inSlice})`);
+    }
     out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
-    out.push({
-      sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))),
-      params,
-    });
+    out.push({ sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))), params });
   }
   return out;
+}
+
+/**
+ * Statements that make every rollup agree with `logs` again after the slice
+ * changed in place (a mutation, which the views do not see: spend.ts's
+ * repricing). Run them in order; logs inserted meanwhile into a bucket starting
+ * before `before` could be counted twice.
+ */
+export function rebuildRollupsSql(slice: LogsSlice): Statement[] {
+  return rollupRebuilds(slice, false);
+}
+
+/**
+ * The deletion of a slice, in order: every rollup rebuilt without the slice's
+ * rows while they are still in `logs` (so the buckets they touched can be found
+ * from them), then the raw delete. Cut short anywhere, running it again heals:
+ * the slice is still in `logs` until the last statement, and every rebuild
+ * recomputes its rows. Readers briefly see the rollups without the slice and
+ * the raw table with it; logs inserted meanwhile into a bucket starting before
+ * `before` could be counted twice.
+ */
+export function deleteSliceSql(slice: LogsSlice): Statement[] {
+  return [...rollupRebuilds(slice, true), deleteLogsSql(slice)];
 }
