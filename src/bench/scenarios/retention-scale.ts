@@ -38,7 +38,8 @@ const CHECKED: LogFilter[] = [{}, { master_id: MASTER }, { master_id: MASTER + 1
 
 async function agreement(ch: ClickHouse): Promise<{ mismatchedGroups: number; wrongTotals: number; seconds: number }> {
   const t = performance.now();
-  const mismatchedGroups = (await rollupMismatches(ch)).reduce((a, m) => a + m.groups, 0);
+  // Through the sources: three scans of the raw table instead of ten, zero exactly when every rollup agrees with it.
+  const mismatchedGroups = (await rollupMismatches(ch, { viaSources: true })).reduce((a, m) => a + m.groups, 0);
   let wrongTotals = 0;
   for (const f of CHECKED) {
     const slices = await countSlices(ch, f);
