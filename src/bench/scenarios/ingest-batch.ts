@@ -13,7 +13,7 @@ import { cpuMicros, describeCpu, withCpu } from '../harness/cpu.js';
 import { insertRate, withDirectClickHouse, type Batch } from '../harness/direct-clickhouse.js';
 import { ackCost, ackRows, ackTarget } from '../harness/ack-cost.js';
 import { runLoad, type LoadOptions } from '../harness/load.js';
-import { settleStored } from '../harness/log-count.js';
+import { settleStored, storedLogs } from '../harness/log-count.js';
 import { okResult, target, type ScenarioResult } from '../harness/results.js';
 import { median, pairedRounds } from '../harness/rounds.js';
 import { sampleRss } from '../harness/rss.js';
@@ -65,8 +65,11 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
       svc = await startService(opts.serviceEnv, opts.nodeArgs);
       const s = svc;
       // Warm-up (JIT, first parts), written out before the rounds start.
+      // Counted from what the store held before (a store seeded with history is not empty: ingest-history).
+      const initially = await storedLogs(s.base);
       const warm = await runLoad({ ...load, base: s.base, seconds: 2 });
-      let stored = (await settleStored(s.base, warm.ok * perBody)).stored;
+      let stored = (await settleStored(s.base, initially + warm.ok * perBody)).stored;
+      const storedBefore = stored;
       let volume = 1_000_000;
 
       const rss = sampleRss(s.pid);
@@ -107,6 +110,11 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
       const backpressure = runs.reduce((n, r) => n + (r.run.statuses['503'] ?? 0), 0);
       const failures = runs.reduce((n, r) => n + r.run.errors + r.run.non2xx + r.run.unanswered, 0) - backpressure;
       const allStored = runs.every((r) => r.reached);
+      // A round stops waiting after 10 s without a stored record; a store that stalls longer (merges on a large
+      // history) ends it early. Whether anything was lost is told by the count once the writer has been quiet a minute.
+      const acceptedInRounds = runs.reduce((n, r) => n + r.accepted, 0);
+      const final = await settleStored(s.base, storedBefore + acceptedInRounds, 60_000);
+      const finalStored = final.stored === storedBefore + acceptedInRounds;
       const last = paired.rounds[paired.rounds.length - 1]!;
       // The service acknowledges durably (the default); records answered 202 per second against a memory-mode one, same run.
       const ack = await ackCost(s.base, opts.rounds ?? 3, opts.nodeArgs, async (base) => (await runLoad({ ...load, base })).rps * perBody);
@@ -127,7 +135,8 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
         ['store CPU us/record, direct (median)', med('store_cpu_us_per_record')],
         ['service CPU, last round', describeCpu(last.service.server)],
         ['service peak RSS during the rounds', mb(peakRss)],
-        ['stored == accepted, every round', allStored ? 'yes' : 'NO'],
+        ['stored == accepted, every round (10 s quiet)', allStored ? 'yes' : `NO (${runs.map((r) => (r.reached ? 'yes' : 'no')).join(', ')})`],
+        ['stored == accepted after the rounds (60 s quiet)', `${finalStored ? 'yes' : 'NO'}: ${final.stored - storedBefore} of ${acceptedInRounds}`],
         ...ackRows(ack, 'records/s accepted'),
       ]);
       return okResult(
@@ -152,14 +161,15 @@ export async function ingestBatch(opts: ScenarioOptions = {}): Promise<ScenarioR
           service_cpu_threads_last_round: describeCpu(last.service.server, 8),
           service_peak_rss_bytes: peakRss,
           service_idle_rss_bytes: s.idleRss,
-          stored_equals_accepted: allStored,
+          stored_equals_accepted: finalStored,
+          stored_equals_accepted_every_round: allStored,
           ack_durable_over_memory: ack.ratio,
           ack_durable_records_per_s: JSON.stringify(ack.durable),
           ack_memory_records_per_s: JSON.stringify(ack.memory),
         },
         [
           target('ratio >= 50% of the store ceiling', paired.ratio, 0.5),
-          target('stored == accepted', allStored ? 1 : 0, 1),
+          target('stored == accepted (after the rounds)', finalStored ? 1 : 0, 1),
           target('zero errors / non-2xx other than 503 backpressure', failures, 0, true),
           target('peak RSS < 400 MB', (peakRss ?? Infinity) / 1e6, 400 - 1e-9, true),
           ackTarget(ack),
