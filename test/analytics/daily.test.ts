@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { rangeParts } from '../../src/storage/clickhouse/stats.js';
+import { EDGE_MINUTES, rangeParts } from '../../src/storage/clickhouse/stats.js';
 
 const svc = await startTestService();
 t.teardown(() => svc.stop());
@@ -60,20 +60,27 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_daily_total', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
     ['logs_hourly_global', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
-    ['logs_minute_global', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
-    ['logs_minute_global', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
+    // Two whole minutes outside the hours: read with the seconds, not from the minute rollup (EDGE_MINUTES).
+    ['logs_second_global', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
+    ['logs_second_global', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
     ['logs_second_global', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
     ['logs_second_global', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
   ]);
+  // More than EDGE_MINUTES whole minutes outside the hours: the minute rollup reads them.
+  const wide = { since: since - (EDGE_MINUTES - 1) * 60, until };
+  const tablesOf = (r: { since: number; until: number }, f: object) => rangeParts(r, f).map((p) => p.table);
+  t.same(tablesOf(wide, {}), ['logs_daily_total', 'logs_hourly_global', 'logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], `${EDGE_MINUTES + 1} whole minutes: the minute rollup`);
+  t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}).filter((x) => x === 'logs_minute_global'), [], `${EDGE_MINUTES} whole minutes: the seconds`);
+  t.same(tablesOf(wide, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs'], 'a master: its minute rollup');
+  t.same(tablesOf(tr, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs', 'logs', 'logs', 'logs'], 'a master, two whole minutes: raw logs');
   t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
   t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');
-  t.same(parts({ master_id: 1 }, 'day').map((p) => p[0]), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs']);
   t.same(
     parts({ master_id: 1, key_id: 11 }).map((p) => p[0]),
     ['logs_hourly_key', 'logs', 'logs', 'logs', 'logs'],
     'a key: whole hours from logs_hourly_key (no day or minute rollup has key_id), the rest raw',
   );
-  t.same(parts({}, 'hour').map((p) => p[0]), ['logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], 'hour buckets never read days');
+  t.same(rangeParts(wide, {}, 'hour').map((p) => p.table), ['logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], 'hour buckets never read days');
   t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
   t.same(rangeParts({ since: since, until: since + 20 }, {}).map((p) => p.table), ['logs_second_global'], 'within one minute: seconds only');
   t.same(rangeParts({ since: since, until: since + 20 }, { master_id: 1 }).map((p) => p.table), ['logs'], 'within one minute, one master: raw logs only');

@@ -56,6 +56,8 @@ const add = (master: number, model: string, at: number, ms = 0) => {
 // Explicit ranges: short (minute and hour buckets) and long (days, months), neither minute-aligned at either end.
 const short = { since: s('2025-03-10T09:30:40Z'), until: s('2025-03-10T11:45:20Z') };
 const long = { since: s('2025-03-05T09:30:40Z'), until: s('2025-03-09T11:45:20Z') };
+// Five whole minutes: read with the seconds, not from the minute rollups (stats.ts, EDGE_MINUTES).
+const tight = { since: s('2025-03-10T08:12:40Z'), until: s('2025-03-10T08:18:20Z') };
 
 type Filter = { master_id?: number; key_id?: number };
 const inRange = (r: Rec, since: number, until: number, f: Filter = {}) => {
@@ -96,7 +98,7 @@ t.before(async () => {
   };
   m1 = await mk('one');
   m2 = await mk('two');
-  for (const [range, master] of [[short, m1.id], [long, m2.id]] as const) {
+  for (const [range, master] of [[short, m1.id], [long, m2.id], [tight, m1.id]] as const) {
     // The four edge records, plus 'early' crowding the minute (and hour) before since and 'late' the minute of until.
     add(master, 'early', range.since - 1);
     add(master, 'm', range.since);
@@ -128,7 +130,7 @@ const filters = (): Array<[string, Filter]> => [['no filter', {}], ['master', { 
 const qs = (f: Filter) => Object.entries(f).map(([k, v]) => `&${k}=${v}`).join('');
 
 t.test('log stats: every group_by, every filter, both ends exact', async (t) => {
-  for (const [label, range] of [['short', short], ['long', long]] as const) {
+  for (const [label, range] of [['short', short], ['long', long], ['tight', tight]] as const) {
     for (const by of ['model', 'minute', 'hour', 'day', 'month']) {
       if (by === 'minute' && range === long) continue; // over 6 hours
       for (const [fl, f0] of filters()) {

@@ -24,6 +24,12 @@ export interface CutLevel {
   table: string;
   column: string;
   raw?: boolean;
+  /**
+   * When the range holds at most this many whole buckets of this level, the
+   * level takes none and the finer levels (or the edge) read them: opening
+   * one more table costs more than a few more rows of one already read.
+   */
+  finerUpTo?: number;
 }
 
 export const MINUTE = 60;
@@ -60,6 +66,7 @@ export function cutRange<B extends number | null>(
   // [lo, hi): what is still to read at the next finer level, on both sides of what coarser levels took.
   let gaps: Array<[B, B]> = [[m1, m2]];
   for (const level of levels) {
+    if (level.finerUpTo !== undefined && wholeBuckets(gaps, level.step) <= level.finerUpTo) continue;
     const next: Array<[B, B]> = [];
     for (const [lo, hi] of gaps) {
       const a = (lo === null ? null : ceilTo(lo, level.step)) as B;
@@ -76,6 +83,16 @@ export function cutRange<B extends number | null>(
   }
   for (const [lo, hi] of gaps) out.push(rest(lo, hi));
   return [...out, ...edges];
+}
+
+/** Whole buckets of `step` seconds within the gaps (an open gap holds any number). */
+function wholeBuckets(gaps: ReadonlyArray<[number | null, number | null]>, step: number): number {
+  let n = 0;
+  for (const [lo, hi] of gaps) {
+    if (lo === null || hi === null) return Infinity;
+    n += Math.max(0, (floorTo(hi, step) - ceilTo(lo, step)) / step);
+  }
+  return n;
 }
 
 /** A piece's time conditions, its bounds bound as `from<i>` / `to<i>` in `params` (raw created_at as DateTime64, so both prune). */

@@ -84,13 +84,23 @@ export function partSpan(part: Part, n: number, params: QueryParams): string {
 }
 
 /**
+ * A range holding at most this many whole minutes outside its whole hours and
+ * days reads them with its partial minutes, from the seconds rollup or raw
+ * `logs`, rather than opening the minute rollup too: a realtime window read
+ * from one table instead of two took 9 ms instead of 15 (docs/analytics.md,
+ * "The partial minutes").
+ */
+export const EDGE_MINUTES = 10;
+
+/**
  * The pieces a range is read from, coarsest first (range-cut.ts): whole days
  * from a daily rollup (when buckets and filter allow it), whole hours outside
  * them from an hourly rollup, whole minutes outside those from a minute rollup
  * (minute buckets: all whole minutes from it; a key's from raw `logs`), and the
  * seconds before the first whole minute and from the last one on from
- * `logs_second_global` (no master or key filter) or raw `logs`. The pieces do
- * not overlap and together cover [since, until) exactly.
+ * `logs_second_global` (no master or key filter) or raw `logs`, which also
+ * read the whole minutes when there are few (EDGE_MINUTES). The
+ * pieces do not overlap and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
   const byKey = filter.key_id !== undefined;
@@ -105,7 +115,9 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
     ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
     ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
     // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
-    byKey ? { step: MINUTE, ...raw('created_at') } : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute' },
+    byKey
+      ? { step: MINUTE, ...raw('created_at') }
+      : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute', finerUpTo: EDGE_MINUTES },
   ];
   return cutRange(range.since, range.until, levels, (from, to) => ({ ...edgeOf, from, to }));
 }
