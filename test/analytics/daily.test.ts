@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { EDGE_MINUTES, rangeParts } from '../../src/storage/clickhouse/stats.js';
+import { EDGE_MINUTES, MASTER_EDGE_MINUTES, rangeParts } from '../../src/storage/clickhouse/stats.js';
 
 const svc = await startTestService();
 t.teardown(() => svc.stop());
@@ -71,7 +71,11 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
   const tablesOf = (r: { since: number; until: number }, f: object) => rangeParts(r, f).map((p) => p.table);
   t.same(tablesOf(wide, {}), ['logs_daily_total', 'logs_hourly_global', 'logs_hourly_global', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], `${EDGE_MINUTES + 1} whole minutes: the minute rollup`);
   t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}).filter((x) => x === 'logs_minute_global'), [], `${EDGE_MINUTES} whole minutes: the seconds`);
-  t.same(tablesOf(wide, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute', 'logs', 'logs'], 'a master: its minute rollup');
+  // A master's whole minutes come from raw logs up to MASTER_EDGE_MINUTES (every minute outside whole hours), its minute rollup beyond.
+  const minutes = (n: number) => ({ since: s('2025-03-06T10:00:30Z'), until: s('2025-03-06T10:01:10Z') + n * 60 });
+  t.same(rangeParts(minutes(118), { master_id: 1 }).map((p) => p.table), ['logs', 'logs', 'logs'], 'a master, 118 whole minutes and no whole hour: raw logs');
+  t.same(rangeParts(minutes(MASTER_EDGE_MINUTES), { master_id: 1 }, 'minute').map((p) => p.table), ['logs', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES} whole minutes: raw logs`);
+  t.same(rangeParts(minutes(MASTER_EDGE_MINUTES + 1), { master_id: 1 }, 'minute').map((p) => p.table), ['logs_minute', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES + 1} whole minutes: its minute rollup`);
   t.same(tablesOf(tr, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs', 'logs', 'logs', 'logs'], 'a master, two whole minutes: raw logs');
   t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
   t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');

@@ -85,12 +85,20 @@ export function partSpan(part: Part, n: number, params: QueryParams): string {
 
 /**
  * A range holding at most this many whole minutes outside its whole hours and
- * days reads them with its partial minutes, from the seconds rollup or raw
- * `logs`, rather than opening the minute rollup too: a realtime window read
- * from one table instead of two took 9 ms instead of 15 (docs/analytics.md,
- * "The partial minutes").
+ * days reads them with its partial minutes, from the seconds rollup, rather
+ * than opening the minute rollup too: a realtime window read from one table
+ * instead of two took 9 ms instead of 15 (docs/analytics.md, "The partial
+ * minutes"). More would read up to 2,400 seconds rows a minute.
  */
 export const EDGE_MINUTES = 10;
+/**
+ * The same for one master, whose partial minutes come from raw `logs`: that
+ * read opens the master's granules of the day anyway, so its whole minutes
+ * cost rows to aggregate, not a table; two hours covers the minutes on both
+ * sides of a range's whole hours (a master's 24 hours by model: 38-47 ms ->
+ * 27-35 ms at 20M logs).
+ */
+export const MASTER_EDGE_MINUTES = 120;
 
 /**
  * The pieces a range is read from, coarsest first (range-cut.ts): whole days
@@ -99,7 +107,7 @@ export const EDGE_MINUTES = 10;
  * (minute buckets: all whole minutes from it; a key's from raw `logs`), and the
  * seconds before the first whole minute and from the last one on from
  * `logs_second_global` (no master or key filter) or raw `logs`, which also
- * read the whole minutes when there are few (EDGE_MINUTES). The
+ * read the whole minutes when there are few (EDGE_MINUTES, MASTER_EDGE_MINUTES). The
  * pieces do not overlap and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
@@ -117,7 +125,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
     // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
     byKey
       ? { step: MINUTE, ...raw('created_at') }
-      : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute', finerUpTo: EDGE_MINUTES },
+      : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute', finerUpTo: byMaster ? MASTER_EDGE_MINUTES : EDGE_MINUTES },
   ];
   return cutRange(range.since, range.until, levels, (from, to) => ({ ...edgeOf, from, to }));
 }
