@@ -6,8 +6,9 @@
  * read filters and groups by (docs/analytics.md, "Rollups"):
  * - no master or key filter: days from `logs_daily_total` (not by model) or
  *   `logs_daily_global`, hours from `logs_hourly_global`, minutes from
- *   `logs_minute_global`;
- * - a master filter: `logs_daily`, `logs_hourly`, `logs_minute`;
+ *   `logs_minute_global` (up to EDGE_MINUTES of them with the seconds);
+ * - a master filter: `logs_daily`, `logs_hourly`, and `logs_minute` for
+ *   minute buckets over more than MASTER_EDGE_MINUTES (else the raw table);
  * - a key filter: no days (no day rollup has key_id), hours from
  *   `logs_hourly_key`, and everything finer from the raw table, whose sort key
  *   (master, key, time) reads just that key's records;
