@@ -68,6 +68,11 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
   await ch.command(`DELETE FROM logs_second_global WHERE toDate(second) = '${day(40)}'`);
   const damaged = (await rollupMismatches(ch)).map((m) => m.table).sort();
   t.same(damaged, ['logs_daily_key', 'logs_hourly', 'logs_minute_global', 'logs_second_global'], 'the damage shows');
+  for (const viaSources of [false, true]) {
+    const whole = await rollupMismatches(ch, { viaSources });
+    t.ok(whole.length > 0 && whole.every((m) => m.groups > 0));
+    t.same(await rollupMismatches(ch, { viaSources, byDay: true }), whole, `a day at a time, the same groups differ (via sources: ${viaSources})`);
+  }
 
   const spanOf = async (where: string): Promise<ReplaySpan> => {
     const [r] = await ch.query<{ s: number[]; m: number[]; k: number[] }>(
@@ -84,4 +89,11 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
   t.same([...rebuilt].sort(), ['logs_daily_key', 'logs_minute_global', 'logs_second_global']);
   t.same(await rollupMismatches(ch), [], 'every rollup agrees with logs group by group');
   t.same(await repairRollups(ch, await spanOf('1')), [], 'a second pass finds nothing');
+
+  // A rollup's day that no log has is compared too (the days come from every table, not from logs alone).
+  // (The subquery: in the outer SELECT, `hour` in WHERE would name the moved hour.)
+  await ch.command(`INSERT INTO logs_hourly_global SETTINGS insert_deduplicate = 0 SELECT * REPLACE (hour - INTERVAL 200 DAY AS hour) FROM (SELECT * FROM logs_hourly_global WHERE toDate(hour) = '${day(10)}')`);
+  const stray = await rollupMismatches(ch, { byDay: true });
+  t.same(stray.map((m) => m.table), ['logs_hourly_global'], 'a day present only in a rollup shows');
+  t.same(stray, await rollupMismatches(ch), 'with as many groups as the whole-table comparison');
 });

@@ -17,7 +17,7 @@
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
 import { GRAIN, rebuildInsertSql, ROLLUP_SUMS, ROLLUPS, rollupSelectFrom, type Rollup } from './rollups.js';
-import { bucketRanges, withinRanges } from './range-cut.js';
+import { bucketRanges, DAY, withinRanges } from './range-cut.js';
 
 export interface RollupMismatch {
   table: string;
@@ -46,15 +46,43 @@ function compareSql(r: Rollup, source: Rollup | null, where: Restriction = {}): 
  * with no finer source read the raw table (three scans of it instead of one per
  * rollup). The list is empty exactly when every rollup agrees with the raw
  * table; a table named then differs from its source, not necessarily from raw.
+ * `byDay`: each comparison runs one UTC day at a time (every grain divides a
+ * day), so its aggregation holds one day's groups: over a large store the
+ * whole-table comparison holds every key's minutes at once and its memory, not
+ * the scan, sets its time.
  */
-export async function rollupMismatches(ch: ClickHouseReader, opts: { viaSources?: boolean } = {}): Promise<RollupMismatch[]> {
+export async function rollupMismatches(ch: ClickHouseReader, opts: { viaSources?: boolean; byDay?: boolean } = {}): Promise<RollupMismatch[]> {
   const out: RollupMismatch[] = [];
+  const days = opts.byDay ? await storedDays(ch) : null;
   for (const r of opts.viaSources ? CHAIN : ROLLUPS) {
-    const [row] = await ch.query<{ groups: number }>(compareSql(r, opts.viaSources ? checkSource(r) : null));
-    const groups = Number(row?.groups ?? 0);
+    const source = opts.viaSources ? checkSource(r) : null;
+    let groups = 0;
+    for (const day of days ?? [null]) {
+      const params: QueryParams = {};
+      const where = day === null ? {} : dayRestriction(r, source, day, params);
+      const [row] = await ch.query<{ groups: number }>(compareSql(r, source, where), params);
+      groups += Number(row?.groups ?? 0);
+    }
     if (groups > 0) out.push({ table: r.table, groups });
   }
   return out;
+}
+
+/** The UTC days (Unix seconds at midnight, ascending) holding rows in `logs` or any rollup. */
+async function storedDays(ch: ClickHouseReader): Promise<number[]> {
+  const columns: Array<[string, string]> = [['logs', 'created_at'], ...ROLLUPS.map((r): [string, string] => [r.table, r.bucket.column])];
+  const union = columns.map(([t, c]) => `SELECT DISTINCT toUInt32(toStartOfDay(${c}, 'UTC')) AS day FROM ${t}`).join(' UNION DISTINCT ');
+  const rows = await ch.query<{ day: number }>(`SELECT day FROM (${union}) ORDER BY day`);
+  return rows.map((r) => Number(r.day));
+}
+
+/** One day's buckets of `r`, and the same day of its source (raw `logs` when null). */
+function dayRestriction(r: Rollup, source: Rollup | null, day: number, params: QueryParams): Restriction {
+  const ranges: Array<[number, number]> = [[day, day + DAY]];
+  return {
+    rollup: withinRanges(r.bucket.column, "DateTime('UTC')", ranges, params),
+    source: source ? withinRanges(source.bucket.column, "DateTime('UTC')", ranges, params) : withinRanges('created_at', "DateTime64(3, 'UTC')", ranges, params),
+  };
 }
 
 /** Finest grain first; at one grain, more dimensions first (a rollup with fewer can be computed from one with more). */
