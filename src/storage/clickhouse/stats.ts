@@ -105,28 +105,30 @@ export const MASTER_EDGE_MINUTES = 120;
  * The pieces a range is read from, coarsest first (range-cut.ts): whole days
  * from a daily rollup (when buckets and filter allow it), whole hours outside
  * them from an hourly rollup, whole minutes outside those from a minute rollup
- * (minute buckets: all whole minutes from it; a key's from raw `logs`), and the
- * seconds before the first whole minute and from the last one on from
- * `logs_second_global` (no master or key filter) or raw `logs`, which also
- * read the whole minutes when there are few (EDGE_MINUTES, MASTER_EDGE_MINUTES). The
+ * (minute buckets: all whole minutes from it), and the seconds before the first
+ * whole minute and from the last one on from `logs_second_global` (no master or
+ * key filter) or raw `logs`, which also read the whole minutes when there are
+ * few (EDGE_MINUTES, MASTER_EDGE_MINUTES) and, for a key, all of them. The
  * pieces do not overlap and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
-  const raw = (column: string) => ({ table: RAW_TABLE, column, raw: true });
   // Seconds: unfiltered from their rollup (raw `logs` would open a whole day partition), a master's or key's from `logs`.
-  const edgeOf = byMaster ? raw('created_at') : { table: 'logs_second_global', column: 'second', raw: false };
+  const edgeOf = byMaster ? { table: RAW_TABLE, column: 'created_at', raw: true } : { table: 'logs_second_global', column: 'second', raw: false };
   const needsModel = byModel || filter.model !== undefined;
   const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
   const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : 'logs_hourly_global';
   const levels: CutLevel[] = [
     ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
     ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
-    // No minute rollup has key_id: a key's whole minutes come from the raw table like its partial ones.
-    byKey
-      ? { step: MINUTE, ...raw('created_at') }
-      : { step: MINUTE, table: byMaster ? 'logs_minute' : 'logs_minute_global', column: 'minute', finerUpTo: byMaster ? MASTER_EDGE_MINUTES : EDGE_MINUTES },
+    {
+      step: MINUTE,
+      table: byMaster ? 'logs_minute' : 'logs_minute_global',
+      column: 'minute',
+      // No minute rollup has key_id: a key's whole minutes, however many, are read from raw `logs` with its edges.
+      finerUpTo: byKey ? Infinity : byMaster ? MASTER_EDGE_MINUTES : EDGE_MINUTES,
+    },
   ];
   return cutRange(range.since, range.until, levels, (from, to) => ({ ...edgeOf, from, to }));
 }
