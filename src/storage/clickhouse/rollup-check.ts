@@ -66,7 +66,7 @@ export async function rollupMismatches(ch: ClickHouseReader, opts: { viaSources?
     let groups = 0;
     for (const day of days ?? [null]) {
       const params: QueryParams = {};
-      const where = day === null ? {} : dayRestriction(r, source, day, params);
+      const where = day === null ? {} : timeRestriction(r, source, [[day, day + DAY]], params);
       const [row] = await ch.query<{ groups: number }>(compareSql(r, source, where), params);
       groups += Number(row?.groups ?? 0);
     }
@@ -81,15 +81,6 @@ async function storedDays(ch: ClickHouseReader): Promise<number[]> {
   const union = columns.map(([t, c]) => `SELECT DISTINCT toUInt32(toStartOfDay(${c}, 'UTC')) AS day FROM ${t}`).join(' UNION DISTINCT ');
   const rows = await ch.query<{ day: number }>(`SELECT day FROM (${union}) ORDER BY day`);
   return rows.map((r) => Number(r.day));
-}
-
-/** One day's buckets of `r`, and the same day of its source (raw `logs` when null). */
-function dayRestriction(r: Rollup, source: Rollup | null, day: number, params: QueryParams): Restriction {
-  const ranges: Array<[number, number]> = [[day, day + DAY]];
-  return {
-    rollup: withinRanges(r.bucket.column, "DateTime('UTC')", ranges, params),
-    source: source ? withinRanges(source.bucket.column, "DateTime('UTC')", ranges, params) : withinRanges('created_at', "DateTime64(3, 'UTC')", ranges, params),
-  };
 }
 
 /** Finest grain first; at one grain, more dimensions first (a rollup with fewer can be computed from one with more). */
@@ -119,22 +110,27 @@ export interface ReplaySpan {
   keys: readonly number[];
 }
 
-/** The buckets of `r` the span touches, on the rollup's side and the source's, with the masters and keys as filters. */
+/** The buckets of `r` within `ranges` (Unix seconds), and the same time on its source's side (raw `logs` when null). */
+function timeRestriction(r: Rollup, source: Rollup | null, ranges: ReadonlyArray<[number, number]>, params: QueryParams): Required<Restriction> {
+  return {
+    rollup: withinRanges(r.bucket.column, "DateTime('UTC')", ranges, params),
+    source: source ? withinRanges(source.bucket.column, "DateTime('UTC')", ranges, params) : withinRanges('created_at', "DateTime64(3, 'UTC')", ranges, params),
+  };
+}
+
+/** The buckets of `r` the span touches, on the rollup's side and the source's, with the masters and keys as filters (on both sides). */
 function restriction(r: Rollup, source: Rollup | null, span: ReplaySpan, params: QueryParams): Restriction {
-  const ranges = bucketRanges(span.seconds, GRAIN[r.bucket.column]!);
-  const rollup = [withinRanges(r.bucket.column, "DateTime('UTC')", ranges, params)];
-  const src = [source ? withinRanges(source.bucket.column, "DateTime('UTC')", ranges, params) : withinRanges('created_at', "DateTime64(3, 'UTC')", ranges, params)];
+  const time = timeRestriction(r, source, bucketRanges(span.seconds, GRAIN[r.bucket.column]!), params);
+  const filters: string[] = [];
   if (r.dims.some((d) => d.name === 'master_id')) {
     params.masters = span.masters;
-    rollup.push('has({masters:Array(UInt64)}, master_id)');
-    src.push('has({masters:Array(UInt64)}, master_id)');
+    filters.push('has({masters:Array(UInt64)}, master_id)');
   }
   if (r.dims.some((d) => d.name === 'key_id')) {
     params.keys = span.keys;
-    rollup.push('has({keys:Array(UInt64)}, key_id)');
-    src.push('has({keys:Array(UInt64)}, key_id)');
+    filters.push('has({keys:Array(UInt64)}, key_id)');
   }
-  return { rollup: rollup.join(' AND '), source: src.join(' AND ') };
+  return { rollup: [time.rollup, ...filters].join(' AND '), source: [time.source, ...filters].join(' AND ') };
 }
 
 /**
