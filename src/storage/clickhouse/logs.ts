@@ -4,7 +4,7 @@
  * needs. All values are bound parameters.
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
-import { deleteLogsSql, deleteSliceSql, ERROR_RECORD, ROLLUPS, type LogsSlice } from './rollups.js';
+import { deleteSliceSql, ERROR_RECORD, logsSliceCondition, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
 import { countSlices, pageWindow, sliceTotal } from './log-counts.js';
 
@@ -102,10 +102,18 @@ export async function listLogs(
   const skipped = cursor ? slices.filter((s) => s.to * 1000 > cursor.at_ms).reduce((a, s) => a + s.n, 0) : 0;
   const window = pageWindow(slices, skipped + offset + limit);
   if (window === null) return { items: [], total: 0 };
+  // Without a master or key the sort key cannot find the window's rows: the page's keys come from the `by_time`
+  // projection (migration 016), then its rows by those keys. With one, the sort key (or key_id_bloom) finds them directly.
+  const keyed = filter.master_id === undefined && filter.key_id === undefined;
   const page = (from: number | null) => {
     const w = from === null ? conds : [...conds, "created_at >= {window_from:DateTime64(3, 'UTC')}"];
+    const where = w.length ? `WHERE ${w.join(' AND ')}` : '';
+    const order = 'ORDER BY created_at DESC, id DESC';
+    const slice = 'LIMIT {limit:UInt32} OFFSET {offset:UInt64}';
     return ch.query<LogRow>(
-      `SELECT ${LOG_ROW_SELECT} FROM logs ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      keyed
+        ? `SELECT ${LOG_ROW_SELECT} FROM logs WHERE (master_id, key_id, created_at, id) IN (SELECT master_id, key_id, created_at, id FROM logs ${where} ${order} ${slice}) ${order}`
+        : `SELECT ${LOG_ROW_SELECT} FROM logs ${where} ${order} ${slice}`,
       from === null ? params : { ...params, window_from: new Date(from * 1000) },
     );
   };
@@ -123,9 +131,8 @@ export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): P
 
 /** Deletes a slice of raw logs and rebuilds the rollups it touched; returns how many rows went. */
 export async function deleteLogs(ch: ClickHouse, slice: LogsSlice): Promise<number> {
-  const { sql, params } = deleteLogsSql(slice);
-  const countSql = sql.replace(/^DELETE FROM logs/, 'SELECT count() AS n FROM logs');
-  const n = Number((await ch.query<{ n: number }>(countSql, params))[0]?.n ?? 0);
+  const { sql, params } = logsSliceCondition(slice);
+  const n = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${sql}`, params))[0]?.n ?? 0);
   if (n === 0) return 0;
   for (const s of deleteSliceSql(slice)) await ch.command(s.sql, s.params);
   return n;

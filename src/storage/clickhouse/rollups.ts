@@ -252,9 +252,20 @@ function sliceWhere(slice: LogsSlice): string[] {
   return [`created_at < ${BEFORE}`, ...filters(slice).map((c) => `${ident(c)} = ${param(c)}`)];
 }
 
-/** Deletes the slice from raw `logs` (lightweight delete; rows vanish from reads at once). */
-export function deleteLogsSql(slice: LogsSlice): Statement {
-  return { sql: `DELETE FROM logs WHERE ${sliceWhere(slice).join(' AND ')}`, params: sliceParams(slice) };
+/** The slice's rows of raw `logs`, as one condition and its parameters. */
+export function logsSliceCondition(slice: LogsSlice): Statement {
+  return { sql: sliceWhere(slice).join(' AND '), params: sliceParams(slice) };
+}
+
+/**
+ * Deletes the slice from raw `logs`: a mutation, waited for, that rewrites the
+ * parts holding its rows together with their `by_time` projection. A
+ * lightweight DELETE would leave the rows in the projection, where the logs
+ * list and any count it can answer would still find them (migration 016).
+ */
+function deleteLogsSql(slice: LogsSlice): Statement {
+  const { sql, params } = logsSliceCondition(slice);
+  return { sql: `ALTER TABLE logs DELETE WHERE ${sql} SETTINGS mutations_sync = 2`, params };
 }
 
 /**
