@@ -9,6 +9,7 @@
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
 import { listLogs, type LogFilter } from '../../src/storage/clickhouse/logs.js';
+import { countSlices } from '../../src/storage/clickhouse/log-counts.js';
 import type { ClickHouseReader, QueryParams } from '../../src/storage/clickhouse/client.js';
 
 const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '50' } });
@@ -228,6 +229,17 @@ t.test('a page without a master or key takes its keys from the by_time projectio
     const plan = (await ch.query<Record<string, string>>(`EXPLAIN projections = 1 ${keys}`, params)).map((r) => Object.values(r)[0]).join('\n');
     t.match(plan, /ReadFromMergeTree \(by_time\)/, `${JSON.stringify(f)}: the keys are read from by_time`);
   }
+});
+
+t.test('a key without its master is counted through key_id_bloom, not the by_time projection', async (t) => {
+  const ch = svc.service.context.clickhouse;
+  const sent: Array<[string, QueryParams | undefined]> = [];
+  const reader: ClickHouseReader = { query: (sql, params) => (sent.push([sql, params]), ch.query(sql, params)) };
+  await countSlices(reader, { key_id: 11, since, until });
+  const [sql, params] = sent[0]!;
+  const plan = (await ch.query<Record<string, string>>(`EXPLAIN projections = 1 ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
+  t.notMatch(plan, /by_time/, 'the raw pieces read logs itself');
+  t.match(plan, /ReadFromMergeTree \(gateway\.logs\)|ReadFromMergeTree \(logs\)/, 'and do read it');
 });
 
 t.test('after a deletion by condition no page shows a deleted record, the projection included', async (t) => {

@@ -53,6 +53,16 @@ const quote = (c: string): string => (c === 'group' ? '`group`' : c);
 /** The end of log time (2100-01-01): the end of a slice with an open end, and an `until` that is no bound. */
 export const OPEN_END = 4_102_444_800;
 
+/**
+ * The end of a raw read of `logs` filtered by a key without its master:
+ * `key_id_bloom` (010) finds the key's granules, but the planner chooses a
+ * projection by primary keys alone, and `by_time` (016) would read every
+ * record of the time range (a key's counts over a day at 200M logs: 368,640
+ * rows read against 163,840).
+ */
+export const keyReadSettings = (f: { master_id?: number | bigint; key_id?: number | bigint }): string =>
+  f.key_id !== undefined && f.master_id === undefined ? ' SETTINGS optimize_use_projections = 0' : '';
+
 /** The filtered columns. */
 const filteredColumns = (f: CountFilter): Array<(typeof EQUALITIES)[number]> => EQUALITIES.filter(([c]) => f[c] !== undefined);
 
@@ -116,7 +126,7 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
     return `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'error_records' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
   });
   const rows = await ch.query<{ s: number; e: number; n: number }>(
-    `SELECT s, e, sum(n) AS n FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY s, e HAVING n > 0 ORDER BY s DESC`,
+    `SELECT s, e, sum(n) AS n FROM (\n${selects.join('\nUNION ALL\n')}\n) GROUP BY s, e HAVING n > 0 ORDER BY s DESC${keyReadSettings(f)}`,
     params,
   );
   return rows.map((r) => ({ from: Number(r.s), to: Number(r.e), n: Number(r.n) }));

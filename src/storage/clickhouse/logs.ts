@@ -6,7 +6,7 @@
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
 import { deleteSliceSql, ERROR_RECORD, logsSliceCondition, ROLLUPS, type LogsSlice } from './rollups.js';
 import { LOG_ROW_SELECT, type LogRow } from './logs-table.js';
-import { countSlices, pageWindow, sliceTotal } from './log-counts.js';
+import { countSlices, keyReadSettings, pageWindow, sliceTotal } from './log-counts.js';
 
 export interface LogFilter {
   master_id?: number;
@@ -132,7 +132,7 @@ export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): P
 /** Deletes a slice of raw logs and rebuilds the rollups it touched; returns how many rows went. */
 export async function deleteLogs(ch: ClickHouse, slice: LogsSlice): Promise<number> {
   const { sql, params } = logsSliceCondition(slice);
-  const n = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${sql}`, params))[0]?.n ?? 0);
+  const n = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${sql}${keyReadSettings(slice)}`, params))[0]?.n ?? 0);
   if (n === 0) return 0;
   for (const s of deleteSliceSql(slice)) await ch.command(s.sql, s.params);
   return n;
