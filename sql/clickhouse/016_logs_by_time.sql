@@ -7,14 +7,19 @@
 -- the page's rows from `logs` by their keys.
 --
 -- A projection is kept with every part (inserts, merges, mutations, partitions
--- dropped), so no other code writes it. A lightweight DELETE leaves the deleted
--- rows in it (chDB 26, tried), so `logs` keeps the default
--- `lightweight_mutation_projection_mode = 'throw'` and deletes by condition are
--- mutations (src/storage/clickhouse/rollups.ts). OPTIMIZE ... DEDUPLICATE (a
--- replayed batch's second copies: log-replay.ts) rebuilds it from the merged
--- part.
--- Parts written before this file get it in the background; until a part has
--- it, reads of that part use the table itself. Every statement can run again.
+-- dropped), so no other code writes it. A lightweight DELETE cannot update it:
+-- with `lightweight_mutation_projection_mode = 'rebuild'` the deleted rows stay
+-- in it (chDB 26.7, tried), so `logs` uses 'drop': a part a deletion touched
+-- loses its projection and is read from the table itself (the same answers,
+-- the cost before this file) until a merge writes it again. OPTIMIZE ...
+-- DEDUPLICATE (a replayed batch's second copies: log-replay.ts) rebuilds it
+-- from the merged part.
+-- Parts written before this file get it from MATERIALIZE PROJECTION: the
+-- embedded engine waits for it (chDB's mutations_sync is 1), a server builds
+-- it in the background, and until a part has it, reads of that part use the
+-- table itself. Every statement can run again.
+
+ALTER TABLE logs MODIFY SETTING lightweight_mutation_projection_mode = 'drop';
 
 ALTER TABLE logs MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild';
 

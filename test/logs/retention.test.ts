@@ -6,7 +6,8 @@ const svc = await startTestService();
 t.teardown(() => svc.stop());
 const admin = { token: adminToken };
 const ch = svc.service.context.clickhouse;
-const retention = () => svc.service.system.ask<{ partitions_dropped: number; deleted_by_age: number; deleted_by_count: number; bodies_cleared: number }>('logs', 'retention');
+const retention = () =>
+  svc.service.system.ask<{ partitions_dropped: number; deleted_by_age: number; deleted_by_count: number; bodies_cleared: number; projections_restored: number }>('logs', 'retention');
 const createdAts = async () =>
   (await svc.request('GET', '/admin/logs?limit=200', admin)).json.items.map((i: { createdAt: string }) => i.createdAt).sort();
 
@@ -23,6 +24,7 @@ t.test('retention drops whole old days, trims the boundary day, and the rollups 
   const r = await retention();
   t.equal(r.partitions_dropped, 3, 'the days 45, 40 and 31 days back went as whole partitions');
   t.equal(r.deleted_by_age, 1, 'the row 30.5 days back, in the boundary day, was deleted');
+  t.equal(r.projections_restored, 0, 'the boundary day is not rewritten for the logs list: the next day drops it');
   t.same(await createdAts(), [at(29), at(2), at(0)]);
   for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global', 'logs_daily', 'logs_daily_global', 'logs_daily_total']) {
     const [rollup] = await ch.query<{ n: number }>(`SELECT sum(requests) AS n FROM ${table}`);

@@ -4,10 +4,15 @@
  * rollups have month partitions, dropped once the whole month is older); rows
  * older than the cutoff that remain are deleted and their rollups rebuilt. Bodies older than log_body_retention_days are emptied (the rest
  * of the record stays). Then, past log_max_records, the oldest rows go first.
+ * Last, the day partitions a deletion left without the logs list's projection
+ * (`DELETE /admin/logs`, or this pass: migration 016) get it back, but not the
+ * partitions this pass trims (the cutoff's day, which the next day's pass
+ * drops, and the oldest when log_max_records trimmed it): each would be
+ * rewritten on every pass.
  */
 import type { Logger } from '../../logger.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest } from '../../storage/clickhouse/logs.js';
+import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest, partitionsLackingByTime, restoreByTime } from '../../storage/clickhouse/logs.js';
 import type { Flags } from '../features/flags.js';
 
 const day = 86_400_000;
@@ -21,10 +26,12 @@ export interface RetentionResult {
   deleted_by_age: number;
   deleted_by_count: number;
   bodies_cleared: number;
+  /** Day partitions of the raw table whose logs list projection was written again. */
+  projections_restored: number;
 }
 
 export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number, log: Logger): Promise<RetentionResult> {
-  const result: RetentionResult = { partitions_dropped: 0, rollup_partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0, bodies_cleared: 0 };
+  const result: RetentionResult = { partitions_dropped: 0, rollup_partitions_dropped: 0, deleted_by_age: 0, deleted_by_count: 0, bodies_cleared: 0, projections_restored: 0 };
   if (flags.log_retention_days > 0) {
     const cutoff = now - flags.log_retention_days * day;
     const cutoffDay = yyyymmdd(cutoff);
@@ -50,9 +57,17 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (newestToGo !== null) result.deleted_by_count = await deleteLogs(ch, { before: new Date(newestToGo + 1) });
     }
   }
-  if (retentionChanged(result)) log.info(result, 'log retention enforced');
+  const lacking = await partitionsLackingByTime(ch);
+  const oldest = result.deleted_by_count > 0 ? ((await dayPartitions(ch)).find((p) => p.table === 'logs')?.partition ?? '') : '';
+  const trimmed = [flags.log_retention_days > 0 ? yyyymmdd(now - flags.log_retention_days * day) : '', oldest].sort().pop()!;
+  for (const partition of lacking) {
+    if (partition <= trimmed) continue;
+    await restoreByTime(ch, partition);
+    result.projections_restored++;
+  }
+  if (retentionChanged(result) || result.projections_restored > 0) log.info(result, 'log retention enforced');
   return result;
 }
 
 /** Whether a pass removed or changed anything (statistics read before it may be out of date). */
-export const retentionChanged = (r: RetentionResult): boolean => Object.values(r).some((n) => n > 0);
+export const retentionChanged = ({ projections_restored: _, ...removed }: RetentionResult): boolean => Object.values(removed).some((n) => n > 0);

@@ -258,14 +258,13 @@ export function logsSliceCondition(slice: LogsSlice): Statement {
 }
 
 /**
- * Deletes the slice from raw `logs`: a mutation, waited for, that rewrites the
- * parts holding its rows together with their `by_time` projection. A
- * lightweight DELETE would leave the rows in the projection, where the logs
- * list and any count it can answer would still find them (migration 016).
+ * Deletes the slice from raw `logs` (lightweight delete; rows vanish from reads
+ * at once). The parts it touches lose their `by_time` projection until merged
+ * (migration 016): a projection cannot hide deleted rows.
  */
 function deleteLogsSql(slice: LogsSlice): Statement {
   const { sql, params } = logsSliceCondition(slice);
-  return { sql: `ALTER TABLE logs DELETE WHERE ${sql} SETTINGS mutations_sync = 2`, params };
+  return { sql: `DELETE FROM logs WHERE ${sql}`, params };
 }
 
 /**
