@@ -57,11 +57,13 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (newestToGo !== null) result.deleted_by_count = await deleteLogs(ch, { before: new Date(newestToGo + 1) });
     }
   }
-  const lacking = await partitionsLackingByTime(ch);
-  const oldest = result.deleted_by_count > 0 ? ((await dayPartitions(ch)).find((p) => p.table === 'logs')?.partition ?? '') : '';
-  const trimmed = [flags.log_retention_days > 0 ? yyyymmdd(now - flags.log_retention_days * day) : '', oldest].sort().pop()!;
-  for (const partition of lacking) {
-    if (partition <= trimmed) continue;
+  // Partitions up to the newest one this pass trimmed keep going without the projection (see above).
+  const trimmedUpTo = [
+    flags.log_retention_days > 0 ? yyyymmdd(now - flags.log_retention_days * day) : '',
+    result.deleted_by_count > 0 ? ((await dayPartitions(ch)).find((p) => p.table === 'logs')?.partition ?? '') : '',
+  ].sort()[1]!;
+  for (const partition of await partitionsLackingByTime(ch)) {
+    if (partition <= trimmedUpTo) continue;
     await restoreByTime(ch, partition);
     result.projections_restored++;
   }
