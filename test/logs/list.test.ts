@@ -239,7 +239,7 @@ t.test('a key without its master is counted through key_id_bloom, not the by_tim
   const [sql, params] = sent[0]!;
   const plan = (await ch.query<Record<string, string>>(`EXPLAIN projections = 1 ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
   t.notMatch(plan, /by_time/, 'the raw pieces read logs itself');
-  t.match(plan, /ReadFromMergeTree \(gateway\.logs\)|ReadFromMergeTree \(logs\)/, 'and do read it');
+  t.match(plan, /ReadFromMergeTree \((\w+\.)?logs\)/, 'and do read it'); // the database is the test's own over HTTP
 });
 
 t.test('after a deletion by condition no page shows a deleted record, the projection included', async (t) => {
