@@ -125,8 +125,11 @@ t.test('bad windows and values: 400 in the envelope', async (t) => {
 t.test('a window is read from rollups; the raw table only for the ragged seconds at its ends', async (t) => {
   const end = base + 3 * 86_400 + 3 * 3600 + 4 * 60 + 5;
   const pieces = rangePieces(['status_code'], base + 17, end);
-  t.same(pieces.map((p) => p.table).sort(), ['logs', 'logs', 'logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute']);
-  for (const p of pieces.filter((x) => x.raw)) t.ok(p.to! - p.from! < 60, 'under a minute of raw logs');
+  t.same(pieces.map((p) => p.table).sort(), ['logs', 'logs', 'logs_hourly_filters'], 'no master: the rollup without one, never a master-sorted one');
+  for (const p of pieces.filter((x) => x.raw)) t.ok(p.to! - p.from! < 3600, 'under an hour of raw logs at each end, one piece');
+  t.same(rangePieces(['status_code', 'master_id'], base + 17, end).map((p) => p.table).sort(),
+    ['logs', 'logs', 'logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute'], 'a master: the master-sorted rollups');
+  for (const p of rangePieces(['status_code', 'master_id'], base + 17, end).filter((x) => x.raw)) t.ok(p.to! - p.from! < 60, 'under a minute of raw logs');
   t.same(rangePieces(['model'], base + 17, end).map((p) => p.table).filter((x) => x !== 'logs').sort(),
     ['logs_daily_global', 'logs_hourly_global', 'logs_hourly_global', 'logs_minute_global', 'logs_minute_global'], 'the model alone: the global rollups');
   t.same(rangePieces(['key_id'], base, base + 86_400 * 2).map((p) => p.table), ['logs_daily_key'], 'the key alone: a row per key and day');
@@ -136,7 +139,8 @@ t.test('a window is read from rollups; the raw table only for the ragged seconds
     ['logs', 'logs', 'logs', 'logs', 'logs_hourly_key'],
     'a key and a model: whole hours from the hourly key rollup, the minutes and seconds raw',
   );
-  t.same(rangePieces(['status_code'], base, base + 86_400), [{ table: 'logs_daily', column: 'day', raw: false, from: base, to: base + 86_400 }]);
+  t.same(rangePieces(['status_code'], base, base + 86_400), [{ table: 'logs_hourly_filters', column: 'hour', raw: false, from: base, to: base + 86_400 }]);
+  t.same(rangePieces(['master_id'], base, base + 86_400), [{ table: 'logs_daily_key', column: 'day', raw: false, from: base, to: base + 86_400 }], 'the master facet reads every master: its rollup');
 });
 
 t.test('the list total (rollups + raw edges): records matching a filter in a window, equal to the raw count', async (t) => {

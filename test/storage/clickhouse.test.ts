@@ -7,6 +7,7 @@ import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
 import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
 import { migrateClickHouse, splitStatements } from '../../src/storage/clickhouse/migrate.js';
 import { openClickHouse } from '../../src/storage/clickhouse/open.js';
+import { sortedByMaster } from '../../src/storage/clickhouse/log-counts.js';
 import {
   backfillSql,
   deleteSliceSql,
@@ -26,6 +27,7 @@ const MIGRATIONS = [
   '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
   '007_rollups_regrained.sql', '009_insert_dedup.sql', '010_logs_list_indexes.sql', '011_second_rollup.sql', '012_daily_key_rollup.sql', '013_hourly_by_day.sql',
   '014_rollups_status_code.sql', '015_rollups_error_records.sql', '016_logs_by_time.sql',
+  '017_hourly_filters_rollup.sql',
 ];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });
@@ -160,6 +162,12 @@ await t.test('the views in force are the ones rollups.ts generates, and no later
       { t: r.table },
     );
     t.ok(Number(setting?.v) >= 1000, `${r.table} keeps a deduplication window for replayed inserts`);
+    // The list's counts read a rollup whose first dimension is the master only when a master or key is named (log-counts.ts).
+    const [{ key }] = await ch.query<{ key: string }>(
+      'SELECT sorting_key AS key FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
+      { t: r.table },
+    );
+    t.equal(key.startsWith('master_id'), sortedByMaster(r), `${r.table} is sorted by master first exactly when its first dimension is the master (${key})`);
   }
 });
 

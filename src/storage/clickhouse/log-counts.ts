@@ -7,9 +7,11 @@
  *
  * The rollups are chosen from their one description (rollups.ts, ROLLUPS): for
  * each bucket size, the rollup with the fewest dimensions that still has every
- * filtered column as itself (an exact status code included: the master- and
- * key-sorted rollups keep it, 014). Errors only counts the rollups'
- * `error_records` (an error status or an error message, 015).
+ * filtered column as itself (an exact status code included: 014), and one
+ * sorted by master only when the filter names a master or key (without one,
+ * a model, group or status reads `logs_hourly_filters`, 017, and its minutes
+ * from raw `logs`). Errors only counts the rollups' `error_records` (an error
+ * status or an error message, 015).
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
 import { ERROR_RECORD, ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
@@ -70,12 +72,29 @@ const filteredColumns = (f: CountFilter): Array<(typeof EQUALITIES)[number]> => 
 const dimName = (d: RollupDim): string => d.name.replaceAll('`', '');
 
 /**
+ * A rollup whose first dimension is master_id is sorted by it first (every
+ * such table's ORDER BY starts with master_id; a test holds the tables to it).
+ * Read without naming a master or key, it opens every master's rows of the
+ * range, as many as the raw records at a busy minute, so it serves only reads
+ * that name one (a filter or a grouping); others read a rollup without the
+ * master, or the raw table through its time-sorted projection (`by_time`).
+ */
+export const sortedByMaster = (r: Rollup): boolean => r.dims[0]?.from === 'master_id';
+
+/**
  * The smallest rollup of a bucket column that has every one of `dims` (rollup
  * dimension names: raw columns the rollups keep as themselves, such as
- * `model` or `status_code`); null when none does.
+ * `model` or `status_code`) and that the read can open by its sort key; null
+ * when none does.
  */
 export function rollupFor(column: string, dims: readonly string[]): Rollup | null {
-  const fits = ROLLUPS.filter((r) => r.bucket.column === column && dims.every((c) => r.dims.some((d) => dimName(d) === c)));
+  const namesMasterOrKey = dims.includes('master_id') || dims.includes('key_id');
+  const fits = ROLLUPS.filter(
+    (r) =>
+      r.bucket.column === column &&
+      dims.every((c) => r.dims.some((d) => dimName(d) === c)) &&
+      (namesMasterOrKey || !sortedByMaster(r)),
+  );
   fits.sort((a, b) => a.dims.length - b.dims.length);
   return fits[0] ?? null;
 }
@@ -94,7 +113,19 @@ export function rangePieces(dims: readonly string[], since: number | null, until
     return rollup ? [{ step: l.step, table: rollup.table, column: l.column }] : [];
   });
   const raw = <B extends number | null>(from: B, to: B): RangePiece<B> => ({ table: 'logs', column: 'created_at', raw: true, from, to });
-  return cutRange(since, until, levels, raw, raw);
+  return joinAdjacentRaw(cutRange(since, until, levels, raw, raw));
+}
+
+/** Raw pieces that meet (the whole minutes no rollup took and the seconds beside them) as one: one table read less to plan. */
+function joinAdjacentRaw(pieces: RangePiece[]): RangePiece[] {
+  const out: RangePiece[] = [];
+  for (const p of pieces) {
+    const meets = p.raw ? out.find((q) => q.raw && (q.to === p.from || p.to === q.from)) : undefined;
+    if (!meets) out.push({ ...p });
+    else if (meets.to === p.from) meets.to = p.to;
+    else meets.from = p.from;
+  }
+  return out;
 }
 
 /**
@@ -119,7 +150,7 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
   const where = (bounds: string[]) => (conds.length + bounds.length ? ` WHERE ${[...conds, ...bounds].join(' AND ')}` : '');
   // Conditions in WHERE, not countIf: ClickHouse then reads the cheap columns first (PREWHERE), 5x faster over 20M rows.
   const rawError = errorsOnly ? [ERROR_RECORD] : [];
-  // A raw piece is one slice (under a minute, or a key's minutes); a rollup piece is one slice per bucket.
+  // A raw piece is one slice (the seconds outside whole minutes, with any whole minutes no rollup serves beside them); a rollup piece is one slice per bucket.
   const selects = pieces.map((p, i) => {
     if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, count() AS n FROM logs${where([...pieceBounds(p, i, params), ...rawError])}`;
     const step = LEVELS.find((l) => l.column === p.column)!.step;

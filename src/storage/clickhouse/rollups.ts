@@ -77,6 +77,15 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
     dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
   },
+  // Hours by the list's filters other than master and key, every master together (017): a model, group or status
+  // code without a master over whole hours and days opens a bounded number of rows, where the master-sorted
+  // rollups open every master's.
+  {
+    table: 'logs_hourly_filters',
+    mv: 'logs_hourly_filters_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [DIM.model, DIM.group, DIM.status_code],
+  },
   // The only rollup with key_id, read only by a key filter or the key facet (sorted by master and key, so such a read opens that key's rows).
   {
     table: 'logs_hourly_key',
