@@ -90,12 +90,15 @@ export async function startService(config: Config, log: Logger, options: Service
       registry: new URL('./actors/registry.js', import.meta.url).href,
       threads: config.workers,
     });
-    closers.unshift(() => system.stop());
+    const stopActors = (): Promise<void> => system.stop();
+    closers.unshift(stopActors);
     const identityCache = new IdentityCache(config.identityCacheMs);
     const applied = await stages.stage('migrate_postgres', () => migratePostgres(database.pool, root('sql/postgres')));
     if (applied.length) log.info({ applied }, 'postgres migrations applied');
     const store = observeWrites(await stages.stage('open_store', () => openStore({ url: config.redisUrl })), (ops) => identityCache.storeWritten(ops));
-    closers.unshift(() => store.close());
+    // Closed after the actors stop, not before: stopping, the log writer stores what it still holds and publishes
+    // each batch's data generation to the store (other nodes' statistics caches read it).
+    closers.splice(closers.indexOf(stopActors) + 1, 0, () => store.close());
     const chApplied = await stages.stage('migrate_clickhouse', () =>
       migrateClickHouse(clickhouse, root('sql/clickhouse'), {
         lock: (fn) => withClickHouseMigrationLock(database.pool, fn),

@@ -27,7 +27,7 @@ import { spawnClickHouseBridge, type ClickHouseBridge } from './clickhouse-bridg
 export const adminToken = 'test-admin-token';
 export const internalToken = 'test-internal-token';
 const pgAdminUrl = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
-const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 const required = process.env.SVC_TEST_REQUIRE_SERVICES === '1';
 /** ClickHouse over HTTP through the bridge instead of embedded chDB (SVC_TEST_CLICKHOUSE=bridge). */
 export const clickhouseBridged = process.env.SVC_TEST_CLICKHOUSE === 'bridge';

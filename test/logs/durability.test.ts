@@ -2,7 +2,9 @@ import t, { type Test } from 'tap';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminToken, freshDatabase, postgresAvailable, startTestService, type TestService } from '../helpers/harness.js';
+import { Redis } from 'ioredis';
+import { adminToken, freshDatabase, postgresAvailable, redisAvailable, redisUrl, startTestService, type TestService } from '../helpers/harness.js';
+import { logGenerationKey } from '../../src/storage/redis/layout.js';
 import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
 
 const record = (i: number) => ({ key_id: 5, master_id: 3, status_code: 200, model: 'm', request_body: `req-${i}`, tokens_in: i });
@@ -102,6 +104,20 @@ t.test('shutdown while ClickHouse is down spools everything; the next start repl
   t.equal(r.status, 202);
   const listed = await second.request('GET', '/admin/logs?limit=1', { token: adminToken });
   t.ok(listed.json.total >= 25);
+});
+
+const shared = (await redisAvailable()) ? false : 'needs Redis: the in-process store ends with the process';
+t.test('records stored at shutdown raise their generation in the shared store: it closes after the actors', { skip: shared }, async (t) => {
+  const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '60000' } });
+  t.teardown(() => svc.stop());
+  const redis = new Redis(redisUrl);
+  t.teardown(() => redis.quit());
+  const generation = async () => Number((await redis.hget(logGenerationKey, 'm:3')) ?? 0);
+  const before = await generation();
+  for (let i = 0; i < 5; i++) t.equal((await svc.request('POST', '/logs', { body: record(i) })).status, 202);
+  t.equal(await generation(), before, 'held by the writer until its flush');
+  await svc.stop();
+  t.equal(await generation(), before + 1, 'the batch written while stopping raised the master\'s generation');
 });
 
 t.test('records of any size and script cross the writer buffer boundaries intact', async (t) => {
