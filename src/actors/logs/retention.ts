@@ -4,15 +4,15 @@
  * rollups have month partitions, dropped once the whole month is older); rows
  * older than the cutoff that remain are deleted and their rollups rebuilt. Bodies older than log_body_retention_days are emptied (the rest
  * of the record stays). Then, past log_max_records, the oldest rows go first.
- * Last, the day partitions a deletion left without the logs list's projection
- * (`DELETE /admin/logs`, or this pass: migration 016) get it back, but not the
+ * Last, the day partitions a deletion left without the projections of `logs`
+ * (`DELETE /admin/logs`, or this pass: migrations 016, 018) get them back, but not the
  * partitions this pass trims (the cutoff's day, which the next day's pass
  * drops, and the oldest when log_max_records trimmed it): each would be
  * rewritten on every pass.
  */
 import type { Logger } from '../../logger.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
-import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest, partitionsLackingByTime, restoreByTime } from '../../storage/clickhouse/logs.js';
+import { clearBodies, countLogs, dayPartitions, deleteLogs, dropPartition, nthOldest, partitionsLackingProjections, restoreProjections } from '../../storage/clickhouse/logs.js';
 import type { Flags } from '../features/flags.js';
 
 const day = 86_400_000;
@@ -26,7 +26,7 @@ export interface RetentionResult {
   deleted_by_age: number;
   deleted_by_count: number;
   bodies_cleared: number;
-  /** Day partitions of the raw table whose logs list projection was written again. */
+  /** Day partitions of the raw table whose projections were written again. */
   projections_restored: number;
 }
 
@@ -57,14 +57,14 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
       if (newestToGo !== null) result.deleted_by_count = await deleteLogs(ch, { before: new Date(newestToGo + 1) });
     }
   }
-  // Partitions up to the newest one this pass trimmed keep going without the projection (see above).
+  // Partitions up to the newest one this pass trimmed keep going without the projections (see above).
   const trimmedUpTo = [
     flags.log_retention_days > 0 ? yyyymmdd(now - flags.log_retention_days * day) : '',
     result.deleted_by_count > 0 ? ((await dayPartitions(ch)).find((p) => p.table === 'logs')?.partition ?? '') : '',
   ].sort()[1]!;
-  for (const partition of await partitionsLackingByTime(ch)) {
+  for (const partition of await partitionsLackingProjections(ch)) {
     if (partition <= trimmedUpTo) continue;
-    await restoreByTime(ch, partition);
+    await restoreProjections(ch, partition);
     result.projections_restored++;
   }
   if (retentionChanged(result) || result.projections_restored > 0) log.info(result, 'log retention enforced');

@@ -156,29 +156,35 @@ export async function dayPartitions(ch: ClickHouse): Promise<Array<{ table: stri
   );
 }
 
+/** The projections of `logs` (migrations 016, 018): a lightweight delete drops them from the parts it touches. */
+export const LOGS_PROJECTIONS = ['by_time', 'by_master_time'] as const;
+
 /**
  * Day partitions of `logs` holding a part that a lightweight delete left
- * without the `by_time` projection (migration 016), newest first.
+ * without one of its projections (LOGS_PROJECTIONS), newest first.
  */
-export async function partitionsLackingByTime(ch: ClickHouse): Promise<string[]> {
+export async function partitionsLackingProjections(ch: ClickHouse): Promise<string[]> {
   const rows = await ch.query<{ partition: string }>(
-    "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'logs' AND active AND has_lightweight_delete AND NOT has(projections, 'by_time') ORDER BY partition DESC",
+    "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'logs' AND active AND has_lightweight_delete AND NOT hasAll(projections, {names:Array(String)}) ORDER BY partition DESC",
+    { names: [...LOGS_PROJECTIONS] },
   );
   return rows.map((r) => r.partition);
 }
 
 /**
- * Writes the `by_time` projection again in a day partition of `logs`: the
- * parts with deleted rows are rewritten without them (a projection cannot be
- * built on a part that hides rows), then the projection is built where it is
- * missing. Merging instead would fail: ClickHouse does not merge parts with
- * different projections, so new parts beside the touched ones never merge
- * with them either until this has run.
+ * Writes the projections of `logs` again in a day partition: the parts with
+ * deleted rows are rewritten without them (a projection cannot be built on a
+ * part that hides rows), then each projection is built where it is missing.
+ * Merging instead would fail: ClickHouse does not merge parts with different
+ * projections, so new parts beside the touched ones never merge with them
+ * either until this has run.
  */
-export async function restoreByTime(ch: ClickHouse, partition: string): Promise<void> {
+export async function restoreProjections(ch: ClickHouse, partition: string): Promise<void> {
   if (!/^\d{8}$/.test(partition)) throw new Error(`bad partition logs/${partition}`);
   await ch.command(`ALTER TABLE logs APPLY DELETED MASK IN PARTITION ${partition} SETTINGS mutations_sync = 2`);
-  await ch.command(`ALTER TABLE logs MATERIALIZE PROJECTION by_time IN PARTITION ${partition} SETTINGS mutations_sync = 2`);
+  for (const name of LOGS_PROJECTIONS) {
+    await ch.command(`ALTER TABLE logs MATERIALIZE PROJECTION ${name} IN PARTITION ${partition} SETTINGS mutations_sync = 2`);
+  }
 }
 
 export async function dropPartition(ch: ClickHouse, table: string, partition: string): Promise<void> {
