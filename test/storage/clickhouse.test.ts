@@ -27,7 +27,7 @@ const MIGRATIONS = [
   '001_logs.sql', '002_audit.sql', '003_daily_rollups.sql', '004_daily_total.sql', '005_global_rollups_by_model.sql', '006_log_cost.sql',
   '007_rollups_regrained.sql', '009_insert_dedup.sql', '010_logs_list_indexes.sql', '011_second_rollup.sql', '012_daily_key_rollup.sql', '013_hourly_by_day.sql',
   '014_rollups_status_code.sql', '015_rollups_error_records.sql', '016_logs_by_time.sql',
-  '017_hourly_filters_rollup.sql', '018_logs_by_master_time.sql',
+  '017_hourly_filters_rollup.sql', '018_logs_by_master_time.sql', '019_hourly_total_rollup.sql',
 ];
 const dataDir = mkdtempSync(join(tmpdir(), 'ch-test-'));
 const ch = await openClickHouse({ dataDir });

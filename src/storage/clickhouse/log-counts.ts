@@ -15,7 +15,7 @@
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
 import { ERROR_RECORD, ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
-import { cutRange, DAY, HOUR, MINUTE, pieceBounds, type RangePiece } from './range-cut.js';
+import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, type RangePiece } from './range-cut.js';
 
 export type { RangePiece } from './range-cut.js';
 
@@ -113,19 +113,8 @@ export function rangePieces(dims: readonly string[], since: number | null, until
     return rollup ? [{ step: l.step, table: rollup.table, column: l.column }] : [];
   });
   const raw = <B extends number | null>(from: B, to: B): RangePiece<B> => ({ table: 'logs', column: 'created_at', raw: true, from, to });
-  return joinAdjacentRaw(cutRange(since, until, levels, raw, raw));
-}
-
-/** Raw pieces that meet (the whole minutes no rollup took and the seconds beside them) as one: one table read less to plan. */
-function joinAdjacentRaw(pieces: RangePiece[]): RangePiece[] {
-  const out: RangePiece[] = [];
-  for (const p of pieces) {
-    const meets = p.raw ? out.find((q) => q.raw && (q.to === p.from || p.to === q.from)) : undefined;
-    if (!meets) out.push({ ...p });
-    else if (meets.to === p.from) meets.to = p.to;
-    else meets.from = p.from;
-  }
-  return out;
+  // The whole minutes no rollup took and the seconds beside them are one raw piece: one table read less to plan.
+  return joinAdjacent(cutRange(since, until, levels, raw, raw));
 }
 
 /**

@@ -85,6 +85,33 @@ export function cutRange<B extends number | null>(
   return [...out, ...edges];
 }
 
+/**
+ * Pieces of one table that meet (one's end is the other's start) joined into
+ * one, in the order first seen: a table read with one range fewer costs the
+ * engine less to plan and read (~1-2 ms a range in chDB). Within one cut only
+ * raw pieces meet (the whole minutes no rollup took and the seconds beside
+ * them); across the adjacent periods of one read (a realtime window and the
+ * minutes before it, a period and its previous one) any level may. Open
+ * bounds never meet.
+ */
+export function joinAdjacent<B extends number | null>(pieces: readonly RangePiece<B>[]): RangePiece<B>[] {
+  const out = pieces.map((p) => ({ ...p }));
+  const meets = (a: RangePiece<B>, b: RangePiece<B>): boolean => a.to !== null && a.to === b.from;
+  for (let i = 0; i < out.length; i++) {
+    for (let j = i + 1; j < out.length; ) {
+      const a = out[i]!;
+      const b = out[j]!;
+      if (a.table === b.table && a.column === b.column && a.raw === b.raw && (meets(a, b) || meets(b, a))) {
+        if (meets(a, b)) a.to = b.to;
+        else a.from = b.from;
+        out.splice(j, 1);
+        j = i + 1; // a grew: it may now meet a piece passed over
+      } else j++;
+    }
+  }
+  return out;
+}
+
 /** Whole buckets of `step` seconds within the gaps (an open gap holds any number). */
 function wholeBuckets(gaps: ReadonlyArray<[number | null, number | null]>, step: number): number {
   let n = 0;

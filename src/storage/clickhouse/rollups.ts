@@ -107,6 +107,14 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
     dims: [DIM.model],
   },
+  // One row per hour (019): the whole hours of unfiltered reads not by model merge one latency state an hour, not one
+  // per model (stats by day over 30 days: the ~1,440 hour states of its ragged ends were most of its cost).
+  {
+    table: 'logs_hourly_total',
+    mv: 'logs_hourly_total_mv',
+    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
+    dims: [],
+  },
   // Day rollups without key_id: ~24x fewer rows than the hourly ones (logs_hourly keeps one row per key, model and hour).
   {
     table: 'logs_daily',

@@ -4,8 +4,9 @@
  * outside those and the partial minutes at either end, read in one query
  * (UNION ALL), each piece from the smallest rollup that has the dimensions the
  * read filters and groups by (docs/analytics.md, "Rollups"):
- * - no master or key filter: days from `logs_daily_total` (not by model) or
- *   `logs_daily_global`, hours from `logs_hourly_global`, minutes from
+ * - no master or key filter: days from `logs_daily_total` and hours from
+ *   `logs_hourly_total` (not by model) or `logs_daily_global` and
+ *   `logs_hourly_global` (by model or a model filter), minutes from
  *   `logs_minute_global` (up to EDGE_MINUTES of them with the seconds);
  * - a master filter: `logs_daily`, `logs_hourly`, and `logs_minute` for
  *   minute buckets over more than MASTER_EDGE_MINUTES (else the raw table);
@@ -22,7 +23,7 @@
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
-import { cutRange, DAY, HOUR, MINUTE, pieceBounds, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
+import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -118,7 +119,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
   const edgeOf = byMaster ? { table: RAW_TABLE, column: 'created_at', raw: true } : { table: 'logs_second_global', column: 'second', raw: false };
   const needsModel = byModel || filter.model !== undefined;
   const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
-  const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : 'logs_hourly_global';
+  const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : needsModel ? 'logs_hourly_global' : 'logs_hourly_total';
   const levels: CutLevel[] = [
     ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
     ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
@@ -172,7 +173,7 @@ function sourceSql(
   withQ: boolean,
   params: QueryParams,
 ): string {
-  // `model` only when grouped by it (logs_daily_total has none; a model filter never reads that table).
+  // `model` only when grouped by it (the *_total rollups have none; a model filter never reads them).
   const read: readonly string[] = withQ ? [...STATS_SUMS, 'latency_q'] : STATS_SUMS;
   const metrics = `${levels.byModel ? 'model, ' : ''}${read.join(', ')}`;
   const conds: string[] = [];
@@ -190,12 +191,11 @@ function sourceSql(
   }
   const tables = new Map<string, { column: string; spans: string[] }>();
   let n = 0;
-  for (const range of ranges) {
-    for (const part of rangeParts(range, filter, levels.bucket, levels.byModel)) {
-      let t = tables.get(part.table);
-      if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
-      t.spans.push(partSpan(part, n++, params));
-    }
+  // Pieces of adjacent periods that meet are read as one range (the period of a row comes from its time, below).
+  for (const part of joinAdjacent(ranges.flatMap((range) => rangeParts(range, filter, levels.bucket, levels.byModel)))) {
+    let t = tables.get(part.table);
+    if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
+    t.spans.push(partSpan(part, n++, params));
   }
   /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
   const periodOf = (column: string, type: string, name: string): string => {
