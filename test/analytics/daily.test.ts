@@ -55,39 +55,41 @@ const day = (d: string) => s(`${d}T00:00:00Z`);
 
 t.test('the range is cut into minutes, hours and days, by filter', async (t) => {
   const tr = { since, until };
+  // A piece of a table that holds every grain (020) is named with its grain: `logs_total_grains@3600`.
+  const where = (p: RangePiece) => (p.grain === undefined ? p.table : `${p.table}@${p.grain}`);
   const parts = (f: object, b?: 'day' | 'hour', byModel = false) =>
-    rangeParts(tr, f, b, byModel).map((p) => [p.table, new Date(p.from * 1000).toISOString(), new Date(p.to * 1000).toISOString()]);
+    rangeParts(tr, f, b, byModel).map((p) => [where(p), new Date(p.from * 1000).toISOString(), new Date(p.to * 1000).toISOString()]);
   t.same(parts({}), [
-    ['logs_daily_total', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
-    ['logs_hourly_total', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
-    ['logs_hourly_total', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
-    // Two whole minutes outside the hours: read with the seconds, not from the minute rollup (EDGE_MINUTES).
-    ['logs_second_global', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
-    ['logs_second_global', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
-    ['logs_second_global', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
-    ['logs_second_global', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
+    ['logs_total_grains@86400', '2025-03-07T00:00:00.000Z', '2025-03-09T00:00:00.000Z'],
+    ['logs_total_grains@3600', '2025-03-06T23:00:00.000Z', '2025-03-07T00:00:00.000Z'],
+    ['logs_total_grains@3600', '2025-03-09T00:00:00.000Z', '2025-03-09T01:00:00.000Z'],
+    // Two whole minutes outside the hours: read with the seconds, not as minutes (EDGE_MINUTES).
+    ['logs_total_grains@1', '2025-03-06T22:59:00.000Z', '2025-03-06T23:00:00.000Z'],
+    ['logs_total_grains@1', '2025-03-09T01:00:00.000Z', '2025-03-09T01:01:00.000Z'],
+    ['logs_total_grains@1', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
+    ['logs_total_grains@1', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
   ]);
-  // More than EDGE_MINUTES whole minutes outside the hours: the minute rollup reads them.
+  // More than EDGE_MINUTES whole minutes outside the hours: read as minutes.
   const wide = { since: since - (EDGE_MINUTES - 1) * 60, until };
-  const tablesOf = (r: { since: number; until: number }, f: object) => rangeParts(r, f).map((p) => p.table);
-  t.same(tablesOf(wide, {}), ['logs_daily_total', 'logs_hourly_total', 'logs_hourly_total', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], `${EDGE_MINUTES + 1} whole minutes: the minute rollup`);
-  t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}).filter((x) => x === 'logs_minute_global'), [], `${EDGE_MINUTES} whole minutes: the seconds`);
+  const tablesOf = (r: { since: number; until: number }, f: object) => rangeParts(r, f).map(where);
+  t.same(tablesOf(wide, {}), ['logs_total_grains@86400', 'logs_total_grains@3600', 'logs_total_grains@3600', 'logs_total_grains@60', 'logs_total_grains@60', 'logs_total_grains@1', 'logs_total_grains@1'], `${EDGE_MINUTES + 1} whole minutes: minute rows`);
+  t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}).filter((x) => x === 'logs_total_grains@60'), [], `${EDGE_MINUTES} whole minutes: the seconds`);
   // A master's whole minutes come from raw logs up to MASTER_EDGE_MINUTES (every minute outside whole hours), its minute rollup beyond.
   const minutes = (n: number) => ({ since: s('2025-03-06T10:00:30Z'), until: s('2025-03-06T10:01:10Z') + n * 60 });
   t.same(rangeParts(minutes(118), { master_id: 1 }).map((p) => p.table), ['logs', 'logs', 'logs'], 'a master, 118 whole minutes and no whole hour: raw logs');
   t.same(rangeParts(minutes(MASTER_EDGE_MINUTES), { master_id: 1 }, 'minute').map((p) => p.table), ['logs', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES} whole minutes: raw logs`);
   t.same(rangeParts(minutes(MASTER_EDGE_MINUTES + 1), { master_id: 1 }, 'minute').map((p) => p.table), ['logs_minute', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES + 1} whole minutes: its minute rollup`);
   t.same(tablesOf(tr, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs', 'logs', 'logs', 'logs'], 'a master, two whole minutes: raw logs');
-  t.same(parts({}, 'day', true)[0]![0], 'logs_daily_global', 'by model: the global day rollup keeps models');
-  t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_daily_global', 'a model filter: the global day rollup keeps models');
+  t.same(parts({}, 'day', true)[0]![0], 'logs_model_grains@86400', 'by model: the grains table with models');
+  t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_model_grains@86400', 'a model filter: the grains table with models');
   t.same(
     parts({ master_id: 1, key_id: 11 }).map((p) => p[0]),
     ['logs_hourly_key', 'logs', 'logs', 'logs', 'logs'],
     'a key: whole hours from logs_hourly_key (no day or minute rollup has key_id), the rest raw',
   );
-  t.same(rangeParts(wide, {}, 'hour').map((p) => p.table), ['logs_hourly_total', 'logs_minute_global', 'logs_minute_global', 'logs_second_global', 'logs_second_global'], 'hour buckets never read days');
+  t.same(rangeParts(wide, {}, 'hour').map(where), ['logs_total_grains@3600', 'logs_total_grains@60', 'logs_total_grains@60', 'logs_total_grains@1', 'logs_total_grains@1'], 'hour buckets never read days');
   t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
-  t.same(rangeParts({ since: since, until: since + 20 }, {}).map((p) => p.table), ['logs_second_global'], 'within one minute: seconds only');
+  t.same(rangeParts({ since: since, until: since + 20 }, {}).map(where), ['logs_total_grains@1'], 'within one minute: seconds only');
   t.same(rangeParts({ since: since, until: since + 20 }, { master_id: 1 }).map((p) => p.table), ['logs'], 'within one minute, one master: raw logs only');
   t.same(rangeParts({ since: s('2025-03-06T22:58:50Z'), until: s('2025-03-06T22:59:10Z') }, {}).map((p) => [p.from - since, p.to - since]), [[20, 40]], 'across a minute edge with no whole minute: one raw piece');
 });
@@ -97,12 +99,15 @@ t.test('pieces of one table that meet are read as one range', async (t) => {
   t.same(joinAdjacent([p('a', 10, 20), p('b', 20, 30), p('a', 30, 40), p('a', 20, 30)]), [p('a', 10, 40), p('b', 20, 30)], 'joined in the order first seen, also across a piece passed over');
   t.same(joinAdjacent([p('a', 40, null), p('a', null, 10)]), [p('a', 40, null), p('a', null, 10)], 'open bounds never meet');
   t.same(joinAdjacent([p('a', 10, 20), p('a', 21, 30)]), [p('a', 10, 20), p('a', 21, 30)], 'a second apart: two ranges');
+  const minutes = { ...p('a', 10, 20), grain: 60 };
+  const seconds = { ...p('a', 20, 30), grain: 1 };
+  t.same(joinAdjacent([minutes, seconds]), [minutes, seconds], 'two grains of one table: two ranges');
   // The realtime read: the last minute and now's partial minute, and the four minutes before them, as two periods.
   const sqls: string[] = [];
   const capture = { query: async <T>(sql: string): Promise<T[]> => (sqls.push(sql), []) };
   const minute = s('2025-03-10T12:00:00Z');
   await queryPeriodTotals(capture, [{ since: minute - 60, until: minute + 31 }, { since: minute - 300, until: minute - 60 }]);
-  t.equal(sqls[0]!.match(/\bsecond >= /g)?.length, 1, 'the seconds rollup read as one range');
+  t.equal(sqls[0]!.match(/grain = 1 AND t >= /g)?.length, 1, 'the seconds read as one range');
   t.match(sqls[0]!, /multiIf\(/, 'each row still counts for its own period');
 });
 

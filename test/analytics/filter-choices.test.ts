@@ -130,8 +130,8 @@ t.test('a window is read from rollups; the raw table only for the ragged seconds
   t.same(rangePieces(['status_code', 'master_id'], base + 17, end).map((p) => p.table).sort(),
     ['logs', 'logs', 'logs_daily', 'logs_hourly', 'logs_hourly', 'logs_minute', 'logs_minute'], 'a master: the master-sorted rollups');
   for (const p of rangePieces(['status_code', 'master_id'], base + 17, end).filter((x) => x.raw)) t.ok(p.to! - p.from! < 60, 'under a minute of raw logs');
-  t.same(rangePieces(['model'], base + 17, end).map((p) => p.table).filter((x) => x !== 'logs').sort(),
-    ['logs_daily_global', 'logs_hourly_global', 'logs_hourly_global', 'logs_minute_global', 'logs_minute_global'], 'the model alone: the global rollups');
+  t.same(rangePieces(['model'], base + 17, end).filter((p) => !p.raw).map((p) => `${p.table}@${p.grain}`).sort(),
+    ['logs_model_grains@3600', 'logs_model_grains@3600', 'logs_model_grains@60', 'logs_model_grains@60', 'logs_model_grains@86400'], 'the model alone: every grain from the table by model');
   t.same(rangePieces(['key_id'], base, base + 86_400 * 2).map((p) => p.table), ['logs_daily_key'], 'the key alone: a row per key and day');
   t.notOk(rangePieces(['key_id', 'model'], base, base + 86_400 * 2).some((p) => p.table.startsWith('logs_daily')), 'no day rollup has a key and a model');
   t.same(

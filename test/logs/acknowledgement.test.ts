@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { adminToken, freshDatabase, postgresAvailable, startTestService, eventually, type TestService } from '../helpers/harness.js';
 import { LOG_COLUMNS, toRow } from '../../src/storage/clickhouse/logs-table.js';
-import { ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
+import { ROLLUPS, rollupName, rollupWhere } from '../../src/storage/clickhouse/rollups.js';
 import { rollupMismatches } from '../../src/storage/clickhouse/rollup-check.js';
 import { dedupTokenOf } from '../../src/storage/clickhouse/write/writer.js';
 import { readSegment, WalWriteError, WriteAheadLog } from '../../src/storage/clickhouse/write/wal.js';
@@ -52,8 +52,11 @@ async function stored(ch: ClickHouse): Promise<{ marks: Map<string, number>; raw
   const [raw] = await ch.query<{ v: string }>("SELECT concat(toString(count()), '/', toString(sum(tokens_in)), '/', toString(countIf(status_code >= 400))) AS v FROM logs");
   const rollups: Record<string, string> = {};
   for (const r of ROLLUPS) {
-    const [x] = await ch.query<{ v: string }>(`SELECT concat(toString(sum(requests)), '/', toString(sum(tokens_in)), '/', toString(sum(errors))) AS v FROM ${r.table}`);
-    rollups[r.table] = x!.v;
+    const own = rollupWhere(r);
+    const [x] = await ch.query<{ v: string }>(
+      `SELECT concat(toString(sum(requests)), '/', toString(sum(tokens_in)), '/', toString(sum(errors))) AS v FROM ${r.table}${own ? ` WHERE ${own}` : ''}`,
+    );
+    rollups[rollupName(r)] = x!.v;
   }
   return { marks, raw: raw!.v, rollups };
 }
@@ -295,9 +298,9 @@ for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at a
   const g = rows(600, 40, '2026-11-21 12:00:00.000');
   await insertLikeTheWriter(ch, g);
   await ch.command("DELETE FROM logs WHERE created_at >= '2026-11-21 00:00:00'");
-  for (const table of ['logs_minute', 'logs_minute_global', 'logs_second_global', 'logs_hourly_global']) {
-    const r = ROLLUPS.find((x) => x.table === table)!;
-    await ch.command(`DELETE FROM ${table} WHERE ${r.bucket.column} >= '2026-11-21 00:00:00'`);
+  for (const name of ['logs_minute', 'logs_model_grains@60', 'logs_model_grains@1', 'logs_model_grains@3600']) {
+    const r = ROLLUPS.find((x) => rollupName(x) === name)!;
+    await ch.command(`DELETE FROM ${r.table} WHERE ${rollupWhere(r, `${r.bucket.column} >= '2026-11-21 00:00:00'`)}`);
   }
   const before = await stored(ch);
   t.equal(before.marks.size, 160, 'B, C, E and F are in logs, G is not');

@@ -216,7 +216,7 @@ t.test('deletion by condition: before is required; rollups agree with the raw ta
   const left = (await svc.request('GET', '/admin/logs?master_id=1000', admin)).json;
   t.equal(left.total, 1);
   t.equal(left.items[0].key_id, 2004);
-  for (const table of ['logs_minute', 'logs_hourly', 'logs_hourly_global']) {
+  for (const table of ['logs_minute', 'logs_hourly', 'logs_model_grains WHERE grain = 3600', 'logs_total_grains WHERE grain = 1']) {
     const [fromRollup] = await ch.query<{ r: number; lat: number }>(`SELECT sum(requests) AS r, sum(latency_sum) AS lat FROM ${table}`);
     const [fromRaw] = await ch.query<{ r: number; lat: number }>('SELECT count() AS r, sum(latency_ms) AS lat FROM logs');
     t.same(fromRollup, fromRaw, `${table} agrees with logs`);

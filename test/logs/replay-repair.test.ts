@@ -9,7 +9,7 @@ import t from 'tap';
 import { startTestService } from '../helpers/harness.js';
 import { checkSource, repairRollups, rollupMismatches, type ReplaySpan } from '../../src/storage/clickhouse/rollup-check.js';
 import { bucketRanges } from '../../src/storage/clickhouse/range-cut.js';
-import { GRAIN, ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
+import { grainOf, ROLLUPS, rollupName } from '../../src/storage/clickhouse/rollups.js';
 
 t.test('bucketRanges: whole buckets covering every second, joined across the narrowest gaps beyond 64 ranges', async (t) => {
   t.same(bucketRanges([5, 59, 60, 200], 60), [[0, 120], [180, 240]]);
@@ -27,9 +27,9 @@ t.test('checkSource: a finer or same-grain table with every dimension, checked b
   for (const r of ROLLUPS) {
     const s = checkSource(r);
     if (!s) continue;
-    t.equal(GRAIN[r.bucket.column]! % GRAIN[s.bucket.column]!, 0, `${r.table} from ${s.table}: grain divides`);
-    t.ok(r.dims.every((d) => s.dims.some((x) => x.name === d.name)), `${r.table} from ${s.table}: dimensions kept`);
-    t.not(s.table, r.table);
+    t.equal(grainOf(r) % grainOf(s), 0, `${rollupName(r)} from ${rollupName(s)}: grain divides`);
+    t.ok(r.dims.every((d) => s.dims.some((x) => x.name === d.name)), `${rollupName(r)} from ${rollupName(s)}: dimensions kept`);
+    t.not(s, r);
     t.ok(order.includes(s.table));
   }
   t.equal(checkSource(ROLLUPS.find((r) => r.table === 'logs_minute')!), null, 'logs_minute comes from raw logs');
@@ -59,15 +59,15 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
   await svc.service.system.ask('logs', 'flush');
   t.same(await rollupMismatches(ch), [], 'the rollups agree to begin with');
 
-  // Damage: a day gone from logs_hourly (as a skipped replay leaves it), a day counted twice in logs_minute_global
-  // and in logs_daily_key, the seconds of another day gone.
+  // Damage: a day gone from logs_hourly (as a skipped replay leaves it), a day counted twice in the minutes by model
+  // and in logs_daily_key, the seconds by model of another day gone (the other grains of that table untouched).
   const day = (n: number) => new Date(now - n * 86_400_000).toISOString().slice(0, 10);
   await ch.command(`DELETE FROM logs_hourly WHERE toDate(hour) = '${day(10)}'`);
-  await ch.command(`INSERT INTO logs_minute_global SETTINGS insert_deduplicate = 0 SELECT * FROM logs_minute_global WHERE toDate(minute) = '${day(20)}'`);
+  await ch.command(`INSERT INTO logs_model_grains SETTINGS insert_deduplicate = 0 SELECT * FROM logs_model_grains WHERE grain = 60 AND toDate(t) = '${day(20)}'`);
   await ch.command(`INSERT INTO logs_daily_key SETTINGS insert_deduplicate = 0 SELECT * FROM logs_daily_key WHERE day = '${day(30)}'`);
-  await ch.command(`DELETE FROM logs_second_global WHERE toDate(second) = '${day(40)}'`);
+  await ch.command(`DELETE FROM logs_model_grains WHERE grain = 1 AND toDate(t) = '${day(40)}'`);
   const damaged = (await rollupMismatches(ch)).map((m) => m.table).sort();
-  t.same(damaged, ['logs_daily_key', 'logs_hourly', 'logs_minute_global', 'logs_second_global'], 'the damage shows');
+  t.same(damaged, ['logs_daily_key', 'logs_hourly', 'logs_model_grains@1', 'logs_model_grains@60'], 'the damage shows');
   for (const viaSources of [false, true]) {
     const whole = await rollupMismatches(ch, { viaSources });
     t.ok(whole.length > 0 && whole.every((m) => m.groups > 0));
@@ -83,17 +83,17 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
   // A span over day 10 alone mends logs_hourly and reads nothing of the other days.
   const first = await repairRollups(ch, await spanOf(`toDate(created_at) = '${day(10)}'`));
   t.same(first, ['logs_hourly'], 'only the rollup that differs over the span is rebuilt');
-  t.same((await rollupMismatches(ch)).map((m) => m.table).sort(), ['logs_daily_key', 'logs_minute_global', 'logs_second_global'], 'damage outside the span stays');
+  t.same((await rollupMismatches(ch)).map((m) => m.table).sort(), ['logs_daily_key', 'logs_model_grains@1', 'logs_model_grains@60'], 'damage outside the span stays');
   // Every record's second: more than 64 ranges, joined; a coarser rollup rebuilt from a finer one that was mended first.
   const rebuilt = await repairRollups(ch, await spanOf('1'));
-  t.same([...rebuilt].sort(), ['logs_daily_key', 'logs_minute_global', 'logs_second_global']);
+  t.same([...rebuilt].sort(), ['logs_daily_key', 'logs_model_grains@1', 'logs_model_grains@60']);
   t.same(await rollupMismatches(ch), [], 'every rollup agrees with logs group by group');
   t.same(await repairRollups(ch, await spanOf('1')), [], 'a second pass finds nothing');
 
   // A rollup's day that no log has is compared too (the days come from every table, not from logs alone).
-  // (The subquery: in the outer SELECT, `hour` in WHERE would name the moved hour.)
-  await ch.command(`INSERT INTO logs_hourly_global SETTINGS insert_deduplicate = 0 SELECT * REPLACE (hour - INTERVAL 200 DAY AS hour) FROM (SELECT * FROM logs_hourly_global WHERE toDate(hour) = '${day(10)}')`);
+  // (The subquery: in the outer SELECT, `t` in WHERE would name the moved hour.)
+  await ch.command(`INSERT INTO logs_model_grains SETTINGS insert_deduplicate = 0 SELECT * REPLACE (t - INTERVAL 200 DAY AS t) FROM (SELECT * FROM logs_model_grains WHERE grain = 3600 AND toDate(t) = '${day(10)}')`);
   const stray = await rollupMismatches(ch, { byDay: true });
-  t.same(stray.map((m) => m.table), ['logs_hourly_global'], 'a day present only in a rollup shows');
+  t.same(stray.map((m) => m.table), ['logs_model_grains@3600'], 'a day present only in a rollup shows');
   t.same(stray, await rollupMismatches(ch), 'with as many groups as the whole-table comparison');
 });

@@ -11,7 +11,7 @@ export async function newestRecordMs(ch: ClickHouseReader, masterId?: number): P
   const sql =
     masterId === undefined
       ? `SELECT toUnixTimestamp64Milli(max(created_at)) AS ms FROM logs
-         WHERE created_at >= (SELECT minute FROM logs_minute_global ORDER BY minute DESC LIMIT 1)`
+         WHERE created_at >= (SELECT t FROM logs_total_grains WHERE grain = 60 ORDER BY grain DESC, t DESC LIMIT 1)`
       : `SELECT toUnixTimestamp64Milli(max(created_at)) AS ms FROM logs
          WHERE master_id = {master_id:UInt64}
            AND created_at >= (SELECT hour FROM logs_hourly WHERE master_id = {master_id:UInt64} ORDER BY hour DESC LIMIT 1)`;

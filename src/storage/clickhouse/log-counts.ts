@@ -14,7 +14,7 @@
  * status or an error message, 015).
  */
 import type { ClickHouseReader, QueryParams } from './client.js';
-import { ERROR_RECORD, ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
+import { ERROR_RECORD, GRAIN, grainOf, ROLLUPS, type Rollup, type RollupDim } from './rollups.js';
 import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, type RangePiece } from './range-cut.js';
 
 export type { RangePiece } from './range-cut.js';
@@ -45,11 +45,8 @@ const EQUALITIES = [
   ['group', 'String'],
   ['status_code', 'UInt16'],
 ] as const;
-const LEVELS = [
-  { step: DAY, column: 'day' },
-  { step: HOUR, column: 'hour' },
-  { step: MINUTE, column: 'minute' },
-];
+/** The bucket sizes a count reads whole buckets of, coarsest first. */
+const STEPS = [DAY, HOUR, MINUTE];
 const quote = (c: string): string => (c === 'group' ? '`group`' : c);
 
 /** The end of log time (2100-01-01): the end of a slice with an open end, and an `until` that is no bound. */
@@ -82,16 +79,16 @@ const dimName = (d: RollupDim): string => d.name.replaceAll('`', '');
 export const sortedByMaster = (r: Rollup): boolean => r.dims[0]?.from === 'master_id';
 
 /**
- * The smallest rollup of a bucket column that has every one of `dims` (rollup
+ * The smallest rollup of a grain (seconds) that has every one of `dims` (rollup
  * dimension names: raw columns the rollups keep as themselves, such as
  * `model` or `status_code`) and that the read can open by its sort key; null
  * when none does.
  */
-export function rollupFor(column: string, dims: readonly string[]): Rollup | null {
+export function rollupFor(grain: number, dims: readonly string[]): Rollup | null {
   const namesMasterOrKey = dims.includes('master_id') || dims.includes('key_id');
   const fits = ROLLUPS.filter(
     (r) =>
-      r.bucket.column === column &&
+      grainOf(r) === grain &&
       dims.every((c) => r.dims.some((d) => dimName(d) === c)) &&
       (namesMasterOrKey || !sortedByMaster(r)),
   );
@@ -108,9 +105,9 @@ export function rollupFor(column: string, dims: readonly string[]): Rollup | nul
  * An open end has no partial minute: the coarsest level runs to it.
  */
 export function rangePieces(dims: readonly string[], since: number | null, until: number | null): RangePiece[] {
-  const levels = LEVELS.flatMap((l) => {
-    const rollup = rollupFor(l.column, dims);
-    return rollup ? [{ step: l.step, table: rollup.table, column: l.column }] : [];
+  const levels = STEPS.flatMap((step) => {
+    const rollup = rollupFor(step, dims);
+    return rollup ? [{ step, table: rollup.table, column: rollup.bucket.column, shared: rollup.grain !== undefined }] : [];
   });
   const raw = <B extends number | null>(from: B, to: B): RangePiece<B> => ({ table: 'logs', column: 'created_at', raw: true, from, to });
   // The whole minutes no rollup took and the seconds beside them are one raw piece: one table read less to plan.
@@ -142,7 +139,7 @@ export async function countSlices(ch: ClickHouseReader, f: CountFilter): Promise
   // A raw piece is one slice (the seconds outside whole minutes, with any whole minutes no rollup serves beside them); a rollup piece is one slice per bucket.
   const selects = pieces.map((p, i) => {
     if (p.raw) return `SELECT ${p.from ?? 0} AS s, ${p.to ?? OPEN_END} AS e, count() AS n FROM logs${where([...pieceBounds(p, i, params), ...rawError])}`;
-    const step = LEVELS.find((l) => l.column === p.column)!.step;
+    const step = p.grain ?? GRAIN[p.column]!;
     return `SELECT toUnixTimestamp(${p.column}) AS s, s + ${step} AS e, sum(${errorsOnly ? 'error_records' : 'requests'}) AS n FROM ${p.table}${where(pieceBounds(p, i, params))} GROUP BY s`;
   });
   const rows = await ch.query<{ s: number; e: number; n: number }>(

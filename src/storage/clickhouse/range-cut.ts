@@ -13,6 +13,8 @@ import type { QueryParams } from './client.js';
 export interface RangePiece<B extends number | null = number | null> {
   table: string;
   column: string;
+  /** The grain of the rows read, in a table that holds several (rollups.ts, Rollup.grain). */
+  grain?: number;
   raw: boolean;
   from: B;
   to: B;
@@ -23,6 +25,8 @@ export interface CutLevel {
   step: number;
   table: string;
   column: string;
+  /** Set when the table holds several grains: its rows of this level are those with `grain` = step. */
+  shared?: boolean;
   raw?: boolean;
   /**
    * When the range holds at most this many whole buckets of this level, the
@@ -75,7 +79,7 @@ export function cutRange<B extends number | null>(
         next.push([lo, hi]);
         continue;
       }
-      out.push({ table: level.table, column: level.column, raw: level.raw === true, from: a, to: b });
+      out.push({ table: level.table, column: level.column, ...(level.shared ? { grain: level.step } : {}), raw: level.raw === true, from: a, to: b });
       if (lo !== null && lo < a!) next.push([lo, a]);
       if (hi !== null && b! < hi) next.push([b, hi]);
     }
@@ -101,7 +105,7 @@ export function joinAdjacent<B extends number | null>(pieces: readonly RangePiec
     for (let j = i + 1; j < out.length; ) {
       const a = out[i]!;
       const b = out[j]!;
-      if (a.table === b.table && a.column === b.column && a.raw === b.raw && (meets(a, b) || meets(b, a))) {
+      if (a.table === b.table && a.column === b.column && a.grain === b.grain && a.raw === b.raw && (meets(a, b) || meets(b, a))) {
         if (meets(a, b)) a.to = b.to;
         else a.from = b.from;
         out.splice(j, 1);
@@ -122,18 +126,31 @@ function wholeBuckets(gaps: ReadonlyArray<[number | null, number | null]>, step:
   return n;
 }
 
-/** A piece's time conditions, its bounds bound as `from<i>` / `to<i>` in `params` (raw created_at as DateTime64, so both prune). */
+/**
+ * Unix seconds as SQL text: a rollup's DateTime column compared with a plain
+ * number prunes as a bound DateTime does, and the engine parses and plans it for
+ * less (a dashboard summary: -9% CPU a read against `CAST('...' AS DateTime)`).
+ * Only whole seconds we computed come here; anything else is a bug.
+ */
+export function secondsLiteral(s: number): string {
+  if (!Number.isSafeInteger(s) || s < 0) throw new RangeError(`not a time in Unix seconds: ${s}`);
+  return String(s);
+}
+
+/**
+ * A piece's conditions: its grain in a shared table, and its time. A rollup's
+ * bounds are number literals (secondsLiteral); raw created_at binds as
+ * DateTime64(3) `from<i>` / `to<i>` in `params`, so that both prune.
+ */
 export function pieceBounds(p: RangePiece, i: number | string, params: QueryParams): string[] {
-  const type = p.raw ? "DateTime64(3, 'UTC')" : "DateTime('UTC')";
-  const out: string[] = [];
-  if (p.from !== null) {
-    out.push(`${p.column} >= {from${i}:${type}}`);
-    params[`from${i}`] = timeParam(p.from);
-  }
-  if (p.to !== null) {
-    out.push(`${p.column} < {to${i}:${type}}`);
-    params[`to${i}`] = timeParam(p.to);
-  }
+  const out: string[] = p.grain === undefined ? [] : [`grain = ${p.grain}`];
+  const bound = (name: string, s: number): string => {
+    if (!p.raw) return secondsLiteral(s);
+    params[name] = timeParam(s);
+    return `{${name}:DateTime64(3, 'UTC')}`;
+  };
+  if (p.from !== null) out.push(`${p.column} >= ${bound(`from${i}`, p.from)}`);
+  if (p.to !== null) out.push(`${p.column} < ${bound(`to${i}`, p.to)}`);
   return out;
 }
 

@@ -16,10 +16,11 @@
  *   (docs/log-pipeline.md, "After a crash").
  */
 import type { ClickHouse, ClickHouseReader, QueryParams } from './client.js';
-import { GRAIN, rebuildInsertSql, ROLLUP_SUMS, ROLLUPS, rollupSelectFrom, type Rollup } from './rollups.js';
+import { grainOf, rebuildInsertSql, ROLLUP_SUMS, ROLLUPS, rollupName, rollupSelectFrom, rollupWhere, type Rollup } from './rollups.js';
 import { bucketRanges, DAY, withinRanges } from './range-cut.js';
 
 export interface RollupMismatch {
+  /** The rollup (rollups.ts, rollupName: its table, and its grain where the table holds several). */
   table: string;
   /** Groups (bucket and dimensions) whose sums differ or that exist on one side only. */
   groups: number;
@@ -41,7 +42,8 @@ interface Restriction {
 function compareSql(r: Rollup, source: Rollup | null, where: Restriction = {}): string {
   const keys = [r.bucket.column, ...r.dims.map((d) => d.name)].join(', ');
   const sums = ROLLUP_SUMS.map((s) => `n_${s}`).join(', ');
-  const summed = `SELECT ${keys}, ${ROLLUP_SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table}${where.rollup ? ` WHERE ${where.rollup}` : ''} GROUP BY ${keys} HAVING n_requests > 0`;
+  const own = rollupWhere(r, where.rollup);
+  const summed = `SELECT ${keys}, ${ROLLUP_SUMS.map((s) => `sum(${s}) AS n_${s}`).join(', ')} FROM ${r.table}${own ? ` WHERE ${own}` : ''} GROUP BY ${keys} HAVING n_requests > 0`;
   const computed = `SELECT ${keys}, ${ROLLUP_SUMS.map((s) => `${s} AS n_${s}`).join(', ')} FROM (\n${rollupSelectFrom(r, source, where.source)}\n) WHERE requests > 0`;
   return `SELECT count() AS groups FROM (SELECT count() AS sides FROM (${summed} UNION ALL ${computed}) GROUP BY ${keys}, ${sums} HAVING sides = 1)`;
 }
@@ -70,21 +72,21 @@ export async function rollupMismatches(ch: ClickHouseReader, opts: { viaSources?
       const [row] = await ch.query<{ groups: number }>(compareSql(r, source, where), params);
       groups += Number(row?.groups ?? 0);
     }
-    if (groups > 0) out.push({ table: r.table, groups });
+    if (groups > 0) out.push({ table: rollupName(r), groups });
   }
   return out;
 }
 
 /** The UTC days (Unix seconds at midnight, ascending) holding rows in `logs` or any rollup. */
 async function storedDays(ch: ClickHouseReader): Promise<number[]> {
-  const columns: Array<[string, string]> = [['logs', 'created_at'], ...ROLLUPS.map((r): [string, string] => [r.table, r.bucket.column])];
-  const union = columns.map(([t, c]) => `SELECT DISTINCT toUInt32(toStartOfDay(${c}, 'UTC')) AS day FROM ${t}`).join(' UNION DISTINCT ');
+  const columns = new Map<string, string>([['logs', 'created_at'], ...ROLLUPS.map((r): [string, string] => [r.table, r.bucket.column])]);
+  const union = [...columns].map(([t, c]) => `SELECT DISTINCT toUInt32(toStartOfDay(${c}, 'UTC')) AS day FROM ${t}`).join(' UNION DISTINCT ');
   const rows = await ch.query<{ day: number }>(`SELECT day FROM (${union}) ORDER BY day`);
   return rows.map((r) => Number(r.day));
 }
 
 /** Finest grain first; at one grain, more dimensions first (a rollup with fewer can be computed from one with more). */
-const CHAIN: readonly Rollup[] = [...ROLLUPS].sort((a, b) => GRAIN[a.bucket.column]! - GRAIN[b.bucket.column]! || b.dims.length - a.dims.length);
+const CHAIN: readonly Rollup[] = [...ROLLUPS].sort((a, b) => grainOf(a) - grainOf(b) || b.dims.length - a.dims.length);
 
 /**
  * The table a rollup is checked against and rebuilt from: among the rollups
@@ -93,12 +95,12 @@ const CHAIN: readonly Rollup[] = [...ROLLUPS].sort((a, b) => GRAIN[a.bucket.colu
  * `logs` (null).
  */
 export function checkSource(r: Rollup): Rollup | null {
-  const grain = GRAIN[r.bucket.column]!;
+  const grain = grainOf(r);
   let best: Rollup | null = null;
   for (const s of CHAIN.slice(0, CHAIN.indexOf(r))) {
-    const g = GRAIN[s.bucket.column]!;
+    const g = grainOf(s);
     if (grain % g !== 0 || !r.dims.every((d) => s.dims.some((x) => x.name === d.name))) continue;
-    if (!best || g > GRAIN[best.bucket.column]! || (g === GRAIN[best.bucket.column]! && s.dims.length < best.dims.length)) best = s;
+    if (!best || g > grainOf(best) || (g === grainOf(best) && s.dims.length < best.dims.length)) best = s;
   }
   return best;
 }
@@ -120,7 +122,7 @@ function timeRestriction(r: Rollup, source: Rollup | null, ranges: ReadonlyArray
 
 /** The buckets of `r` the span touches, on the rollup's side and the source's, with the masters and keys as filters (on both sides). */
 function restriction(r: Rollup, source: Rollup | null, span: ReplaySpan, params: QueryParams): Restriction {
-  const time = timeRestriction(r, source, bucketRanges(span.seconds, GRAIN[r.bucket.column]!), params);
+  const time = timeRestriction(r, source, bucketRanges(span.seconds, grainOf(r)), params);
   const filters: string[] = [];
   if (r.dims.some((d) => d.name === 'master_id')) {
     params.masters = span.masters;
@@ -151,9 +153,9 @@ export async function repairRollups(ch: ClickHouse, span: ReplaySpan): Promise<s
     const where = restriction(r, source, span, params);
     const [row] = await ch.query<{ groups: number }>(compareSql(r, source, where), params);
     if (Number(row?.groups ?? 0) === 0) continue;
-    await ch.command(`DELETE FROM ${r.table} WHERE ${where.rollup}`, params);
+    await ch.command(`DELETE FROM ${r.table} WHERE ${rollupWhere(r, where.rollup)}`, params);
     await ch.command(rebuildInsertSql(r, rollupSelectFrom(r, source, where.source)), params);
-    rebuilt.push(r.table);
+    rebuilt.push(rollupName(r));
   }
   return rebuilt;
 }

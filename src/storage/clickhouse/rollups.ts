@@ -32,6 +32,13 @@ export interface Rollup {
   mv: string;
   /** Time bucket column and its expression over raw `created_at`. */
   bucket: { column: string; expr: string };
+  /**
+   * Set when the rollup shares its table with the other grains of the same
+   * dimensions (020): its rows are those whose `grain` column holds this many
+   * seconds, and its bucket column is `t`. Unset: the table is the rollup's
+   * alone, and its bucket column is named by its grain (GRAIN).
+   */
+  grain?: number;
   dims: readonly RollupDim[];
   /** The aggregates it stores, by name: all of ROLLUP_METRICS, unless a test stands in an older release's shape. */
   metrics?: readonly string[];
@@ -49,6 +56,18 @@ const DIM = {
   status_code: { name: 'status_code', from: 'status_code', map: same },
 } satisfies Record<string, RollupDim>;
 
+/** The grains a shared table holds (020), finest first, with each bucket's expression over raw `created_at`. */
+const GRAINS = [
+  { name: 'second', seconds: 1, expr: "toDateTime(toStartOfSecond(created_at), 'UTC')" },
+  { name: 'minute', seconds: 60, expr: 'toStartOfMinute(created_at)' },
+  { name: 'hour', seconds: 3600, expr: 'toStartOfHour(created_at)' },
+  { name: 'day', seconds: 86_400, expr: 'toStartOfDay(created_at)' },
+] as const;
+
+/** One rollup per grain, all in `table` (bucket column `t`, rows told apart by `grain`), each with its own view. */
+const everyGrain = (table: string, dims: readonly RollupDim[]): Rollup[] =>
+  GRAINS.map((g) => ({ table, mv: `${table}_${g.name}_mv`, grain: g.seconds, bucket: { column: 't', expr: g.expr }, dims }));
+
 export const ROLLUPS: readonly Rollup[] = [
   // Minutes per master (no key: a key sends far less than a request a minute, so key_id kept one row per log).
   {
@@ -56,20 +75,6 @@ export const ROLLUPS: readonly Rollup[] = [
     mv: 'logs_minute_mv',
     bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
     dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
-  },
-  // Seconds of everything by model: an unfiltered read's partial minutes at its ends (raw `logs` would open a whole day).
-  {
-    table: 'logs_second_global',
-    mv: 'logs_second_global_mv',
-    bucket: { column: 'second', expr: "toDateTime(toStartOfSecond(created_at), 'UTC')" },
-    dims: [DIM.model],
-  },
-  // Minutes of everything by model: unfiltered reads open at most (models x minutes) rows, whatever the log count.
-  {
-    table: 'logs_minute_global',
-    mv: 'logs_minute_global_mv',
-    bucket: { column: 'minute', expr: 'toStartOfMinute(created_at)' },
-    dims: [DIM.model],
   },
   {
     table: 'logs_hourly',
@@ -100,21 +105,6 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
     dims: [DIM.master_id, DIM.key_id],
   },
-  // The global rollups keep only what unfiltered reads group by (time and model): 005 dropped group and status class.
-  {
-    table: 'logs_hourly_global',
-    mv: 'logs_hourly_global_mv',
-    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
-    dims: [DIM.model],
-  },
-  // One row per hour (019): the whole hours of unfiltered reads not by model merge one latency state an hour, not one
-  // per model (stats by day over 30 days: the ~1,440 hour states of its ragged ends were most of its cost).
-  {
-    table: 'logs_hourly_total',
-    mv: 'logs_hourly_total_mv',
-    bucket: { column: 'hour', expr: 'toStartOfHour(created_at)' },
-    dims: [],
-  },
   // Day rollups without key_id: ~24x fewer rows than the hourly ones (logs_hourly keeps one row per key, model and hour).
   {
     table: 'logs_daily',
@@ -122,19 +112,11 @@ export const ROLLUPS: readonly Rollup[] = [
     bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
     dims: [DIM.master_id, DIM.model, DIM.group, DIM.status_code],
   },
-  {
-    table: 'logs_daily_global',
-    mv: 'logs_daily_global_mv',
-    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
-    dims: [DIM.model],
-  },
-  // One row per day: an unfiltered 30-day read by day merges 30 latency states instead of thousands (~10x less work).
-  {
-    table: 'logs_daily_total',
-    mv: 'logs_daily_total_mv',
-    bucket: { column: 'day', expr: 'toStartOfDay(created_at)' },
-    dims: [],
-  },
+  // Everything by model, and everything at all, at every grain, each in one table (020): an unfiltered read takes
+  // its days, hours, minutes and edge seconds from one table instead of four, and a chDB read's cost is mostly
+  // per table opened and per range (docs/analytics.md, "One table for every grain").
+  ...everyGrain('logs_model_grains', [DIM.model]),
+  ...everyGrain('logs_total_grains', []),
 ];
 
 /** The records the logs list's errors only shows: an error status, or an error message under any status. */
@@ -179,7 +161,7 @@ const metricsOf = (r: Rollup) => (r.metrics ? METRICS.filter(([name]) => r.metri
 
 /** Every column of a rollup, in table order. */
 export function rollupColumns(r: Rollup): string[] {
-  return [r.bucket.column, ...r.dims.map((d) => d.name), ...metricsOf(r).map(([name]) => name)];
+  return [...(r.grain === undefined ? [] : ['grain']), r.bucket.column, ...r.dims.map((d) => d.name), ...metricsOf(r).map(([name]) => name)];
 }
 
 /** The rollup's aggregation over `logs`, optionally restricted by `where`. */
@@ -187,8 +169,23 @@ export function rollupSelect(r: Rollup, where?: string): string {
   return rollupSelectFrom(r, null, where);
 }
 
-/** Seconds a bucket column spans (the rollups' bucket columns are named by their grain). */
+/** Seconds a bucket column spans (the bucket columns of the rollups with a table of their own are named by their grain). */
 export const GRAIN: Readonly<Record<string, number>> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
+
+/** A rollup's name in reports: its table, with the grain where the table holds several (`logs_model_grains@60`). */
+export const rollupName = (r: Rollup): string => (r.grain === undefined ? r.table : `${r.table}@${r.grain}`);
+
+/** Seconds a rollup's bucket spans. */
+export const grainOf = (r: Rollup): number => r.grain ?? GRAIN[r.bucket.column]!;
+
+/** The condition that picks a rollup's rows out of a table it shares with other grains; null when the table is its own. */
+export const rowsOf = (r: Rollup): string | null => (r.grain === undefined ? null : `grain = ${r.grain}`);
+
+/** Conditions joined by AND, the rollup's own rows first; null when there are none. */
+export function rollupWhere(r: Rollup, ...conds: Array<string | null | undefined>): string | null {
+  const all = [rowsOf(r), ...conds].filter((c): c is string => !!c);
+  return all.length ? all.join(' AND ') : null;
+}
 
 /**
  * The rollup's aggregation, from raw `logs` (source null) or re-aggregated from
@@ -197,17 +194,27 @@ export const GRAIN: Readonly<Record<string, number>> = { second: 1, minute: 60, 
  * restricted by `where` (over the source's columns).
  */
 export function rollupSelectFrom(r: Rollup, source: Rollup | null, where?: string): string {
-  const bucket = source ? r.bucket.expr.replaceAll('created_at', source.bucket.column) : r.bucket.expr;
+  // From a source of the same grain the bucket is the source's own (toStartOfSecond takes no DateTime).
+  const bucket = !source ? r.bucket.expr : grainOf(source) === grainOf(r) ? source.bucket.column : r.bucket.expr.replaceAll('created_at', source.bucket.column);
   const dim = (d: RollupDim) => (source ? d.name : d.map(ident(d.from)));
-  const keys = [`${bucket} AS ${r.bucket.column}`, ...r.dims.map((d) => (dim(d) === d.name ? d.name : `${dim(d)} AS ${d.name}`))];
+  const keys = [
+    ...(r.grain === undefined ? [] : [`${r.grain} AS grain`]),
+    bucket === r.bucket.column ? bucket : `${bucket} AS ${r.bucket.column}`,
+    ...r.dims.map((d) => (dim(d) === d.name ? d.name : `${dim(d)} AS ${d.name}`)),
+  ];
   const metrics = source
     ? metricsOf(r).map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
     : metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`);
+  // A source sharing its table with other grains is narrowed in a subquery: this SELECT's aliases (`grain`, `t`)
+  // would shadow its columns in a WHERE beside them.
+  const sourceWhere = source ? rollupWhere(source, where) : null;
+  const from = !source ? 'logs' : source.grain === undefined ? source.table : `(SELECT * FROM ${source.table} WHERE ${sourceWhere})`;
+  const filter = !source ? where : source.grain === undefined ? sourceWhere : null;
   return [
     'SELECT',
     [...keys, ...metrics].map((c) => `  ${c}`).join(',\n'),
-    `FROM ${source ? source.table : 'logs'}`,
-    ...(where ? [`WHERE ${where}`] : []),
+    `FROM ${from}`,
+    ...(filter ? [`WHERE ${filter}`] : []),
     `GROUP BY ${[r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
   ].join('\n');
 }
@@ -231,7 +238,9 @@ export function createMvSql(r: Rollup): string {
  * deduplication: the table keeps block ids (migration 009), and a rerun's blocks equal the first run's.
  */
 export function backfillSql(r: Rollup): string[] {
-  return [`TRUNCATE TABLE ${r.table}`, rebuildInsertSql(r, rollupSelect(r))];
+  // A table shared by grains loses only this grain's rows.
+  const clear = r.grain === undefined ? `TRUNCATE TABLE ${r.table}` : `DELETE FROM ${r.table} WHERE ${rowsOf(r)}`;
+  return [clear, rebuildInsertSql(r, rollupSelect(r))];
 }
 
 /** Which raw logs a deletion removes: everything before `before`, narrowed by equalities. */
@@ -298,7 +307,7 @@ function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   const inSlice = sliceWhere(slice).join(' AND ');
   const out: Statement[] = [];
   for (const r of ROLLUPS) {
-    const rollupWhere = [`${r.bucket.column} < ${BEFORE}`];
+    const rollupConds = [`${r.bucket.column} < ${BEFORE}`];
     const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
     let everyFilter = true;
     for (const c of filters(slice)) {
@@ -307,18 +316,18 @@ function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
         everyFilter = false;
         continue;
       }
-      rollupWhere.push(`${dim.name} = ${dim.map(param(c))}`);
+      rollupConds.push(`${dim.name} = ${dim.map(param(c))}`);
       logsWhere.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
     }
     if (deleting) {
       if (!everyFilter) {
         const touched = `(SELECT DISTINCT ${r.bucket.expr} FROM logs WHERE ${inSlice})`;
-        rollupWhere.push(`${r.bucket.column} IN ${touched}`);
+        rollupConds.push(`${r.bucket.column} IN ${touched}`);
         logsWhere.push(`${r.bucket.expr} IN ${touched}`);
       }
       logsWhere.push(`NOT (${inSlice})`);
     }
-    out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere.join(' AND ')}`, params });
+    out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere(r, ...rollupConds)}`, params });
     out.push({ sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))), params });
   }
   return out;

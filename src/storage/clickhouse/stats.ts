@@ -4,17 +4,17 @@
  * outside those and the partial minutes at either end, read in one query
  * (UNION ALL), each piece from the smallest rollup that has the dimensions the
  * read filters and groups by (docs/analytics.md, "Rollups"):
- * - no master or key filter: days from `logs_daily_total` and hours from
- *   `logs_hourly_total` (not by model) or `logs_daily_global` and
- *   `logs_hourly_global` (by model or a model filter), minutes from
- *   `logs_minute_global` (up to EDGE_MINUTES of them with the seconds);
+ * - no master or key filter: every piece from one table holding every grain,
+ *   `logs_total_grains` (not by model) or `logs_model_grains` (by model or a
+ *   model filter), its days, hours, minutes (up to EDGE_MINUTES of them with the
+ *   seconds) and seconds told apart by the `grain` column (020);
  * - a master filter: `logs_daily`, `logs_hourly`, and `logs_minute` for
  *   minute buckets over more than MASTER_EDGE_MINUTES (else the raw table);
  * - a key filter: no days (no day rollup has key_id), hours from
  *   `logs_hourly_key`, and everything finer from the raw table, whose sort key
  *   (master, key, time) reads just that key's records;
- * and the partial minutes (under a minute at each end) from
- * `logs_second_global` without a master or key filter, else from the raw `logs`
+ * and the partial minutes (under a minute at each end) from that table's
+ * seconds without a master or key filter, else from the raw `logs`
  * table (aggregated into the rollups' shape), whose sort key reads just that
  * master or key. Hour buckets never read days.
  * All buckets are UTC (the rollup columns are DateTime('UTC')). Cost comes
@@ -23,7 +23,7 @@
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
-import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
+import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, secondsLiteral, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
 
@@ -67,11 +67,11 @@ export interface StatsRow {
 }
 
 /**
- * Bounds bind as DateTime parameters, not `toDateTime({x:UInt32})`, which keeps
- * ClickHouse from pruning partitions and parts by them (3x slower reads); raw
- * created_at binds as DateTime64(3) (range-cut.ts, pieceBounds).
+ * Raw created_at binds as DateTime64(3); a rollup's time is compared with
+ * number literals (range-cut.ts, pieceBounds, secondsLiteral). Never
+ * `toDateTime({x:UInt32})`, which keeps ClickHouse from pruning partitions and
+ * parts (3x slower reads).
  */
-const TIME = "DateTime('UTC')";
 const RAW_TIME = "DateTime64(3, 'UTC')";
 
 /** A piece of a range with both ends bound. */
@@ -88,9 +88,10 @@ export function partSpan(part: Part, n: number, params: QueryParams): string {
 /**
  * A range holding at most this many whole minutes outside its whole hours and
  * days reads them with its partial minutes, from the seconds rollup, rather
- * than opening the minute rollup too: a realtime window read from one table
+ * than reading the minute rows too: a realtime window read from one table
  * instead of two took 9 ms instead of 15 (docs/analytics.md, "The partial
- * minutes"). More would read up to 2,400 seconds rows a minute.
+ * minutes"); in the one grains table it saves a range. More would read up to
+ * 2,400 seconds rows a minute by model.
  */
 export const EDGE_MINUTES = 10;
 /**
@@ -107,8 +108,8 @@ export const MASTER_EDGE_MINUTES = 120;
  * from a daily rollup (when buckets and filter allow it), whole hours outside
  * them from an hourly rollup, whole minutes outside those from a minute rollup
  * (minute buckets: all whole minutes from it), and the seconds before the first
- * whole minute and from the last one on from `logs_second_global` (no master or
- * key filter) or raw `logs`, which also read the whole minutes when there are
+ * whole minute and from the last one on from the seconds of the grains table (no
+ * master or key filter) or raw `logs`, which also read the whole minutes when there are
  * few (EDGE_MINUTES, MASTER_EDGE_MINUTES) and, for a key, all of them. The
  * pieces do not overlap and together cover [since, until) exactly.
  */
@@ -116,17 +117,16 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
   const byKey = filter.key_id !== undefined;
   const byMaster = byKey || filter.master_id !== undefined;
   // Seconds: unfiltered from their rollup (raw `logs` would open a whole day partition), a master's or key's from `logs`.
-  const edgeOf = byMaster ? { table: RAW_TABLE, column: 'created_at', raw: true } : { table: 'logs_second_global', column: 'second', raw: false };
-  const needsModel = byModel || filter.model !== undefined;
-  const dayTable = byMaster ? 'logs_daily' : needsModel ? 'logs_daily_global' : 'logs_daily_total';
-  const hourTable = byKey ? 'logs_hourly_key' : byMaster ? 'logs_hourly' : needsModel ? 'logs_hourly_global' : 'logs_hourly_total';
+  // Unfiltered: every grain from one table (by model when grouped or filtered by it), rows told apart by `grain`.
+  const grains = byModel || filter.model !== undefined ? 'logs_model_grains' : 'logs_total_grains';
+  const level = (step: number, own: { table: string; column: string }): CutLevel =>
+    byMaster ? { step, ...own } : { step, table: grains, column: 't', shared: true };
+  const edgeOf = byMaster ? { table: RAW_TABLE, column: 'created_at', raw: true } : { table: grains, column: 't', grain: 1, raw: false };
   const levels: CutLevel[] = [
-    ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [{ step: DAY, table: dayTable, column: 'day' }] : []),
-    ...(bucket !== 'minute' ? [{ step: HOUR, table: hourTable, column: 'hour' }] : []),
+    ...(bucket !== 'minute' && bucket !== 'hour' && !byKey ? [level(DAY, { table: 'logs_daily', column: 'day' })] : []),
+    ...(bucket !== 'minute' ? [level(HOUR, { table: byKey ? 'logs_hourly_key' : 'logs_hourly', column: 'hour' })] : []),
     {
-      step: MINUTE,
-      table: byMaster ? 'logs_minute' : 'logs_minute_global',
-      column: 'minute',
+      ...level(MINUTE, { table: 'logs_minute', column: 'minute' }),
       // No minute rollup has key_id: a key's whole minutes, however many, are read from raw `logs` with its edges.
       finerUpTo: byKey ? Infinity : byMaster ? MASTER_EDGE_MINUTES : EDGE_MINUTES,
     },
@@ -198,13 +198,15 @@ function sourceSql(
     t.spans.push(partSpan(part, n++, params));
   }
   /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
-  const periodOf = (column: string, type: string, name: string): string => {
+  const periodOf = (column: string, raw: boolean): string => {
     if (ranges.length <= 1) return '';
     // Latest start first: a row belongs to the last period starting at or before it (the periods do not overlap).
     const order = ranges.map((_, i) => i).sort((a, b) => ranges[b]!.since - ranges[a]!.since);
     const arms = order.map((i) => {
-      params[`${name}${i}`] = timeParam(ranges[i]!.since);
-      return `${column} >= {${name}${i}:${type}}, ${i}`;
+      const since = ranges[i]!.since;
+      if (!raw) return `${column} >= ${secondsLiteral(since)}, ${i}`;
+      params[`rp${i}`] = timeParam(since);
+      return `${column} >= {rp${i}:${RAW_TIME}}, ${i}`;
     });
     return `, multiIf(${arms.join(', ')}, 0) AS p`;
   };
@@ -215,9 +217,9 @@ function sourceSql(
         // Partial minutes: raw rows aggregated by minute into the rollups' shape (finer buckets are never asked for).
         const keys = ['t', ...(levels.byModel ? ['model'] : []), ...(ranges.length > 1 ? ['p'] : [])];
         const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(read)];
-        return `SELECT ${cols.join(', ')}${periodOf('created_at', RAW_TIME, 'rp')} FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')}`;
+        return `SELECT ${cols.join(', ')}${periodOf('created_at', true)} FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')}`;
       }
-      return `SELECT ${column} AS t, ${metrics}${periodOf('t', TIME, 'p')} FROM ${table} WHERE ${where}`;
+      return `SELECT ${column} AS t, ${metrics}${periodOf('t', false)} FROM ${table} WHERE ${where}`;
     })
     .join('\nUNION ALL\n');
 }
