@@ -281,13 +281,13 @@ for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at a
   let svc: TestService = await start();
   let ch = svc.service.context.clickhouse;
   await insertLikeTheWriter(ch, b);
-  for (const r of ROLLUPS) await ch.command(`DETACH TABLE ${r.mv}`);
+  for (const mv of new Set(ROLLUPS.map((r) => r.mv))) await ch.command(`DETACH TABLE ${mv}`);
   await insertLikeTheWriter(ch, c);
   // (5) batch E's part reached `logs` but the kill came before its block was recorded for deduplication
   // (seen in the kill drill): a token of its own stands for the record that never was.
   const e = rows(400, 40);
   await ch.insert('logs', e, { format: 'JSONCompactEachRow', columns: LOG_COLUMNS, dedupToken: 'never-recorded' });
-  for (const r of ROLLUPS) await ch.command(`ATTACH TABLE ${r.mv}`);
+  for (const mv of new Set(ROLLUPS.map((r) => r.mv))) await ch.command(`ATTACH TABLE ${mv}`);
   // (6) batch F's block was recorded for deduplication in logs_hourly but the kill came before its part was
   // committed (seen in the kill drill): F goes in whole, then its hour leaves logs_hourly; the record stays.
   const f = rows(500, 40, '2026-11-20 11:00:00.000');

@@ -110,11 +110,14 @@ export async function ensureRollupViews(ch: ClickHouse, rollups: readonly Rollup
   );
   const present = new Set(rows.map((r) => r.name));
   const made: string[] = [];
-  for (const r of rollups) {
-    if (!present.has(r.table) || present.has(r.mv)) continue;
-    for (const sql of backfillSql(r)) await ch.command(sql);
-    await ch.command(createMvSql(r));
-    made.push(r.mv);
+  // The grains of a shared table have one view: every grain is backfilled before it is made.
+  const byView = new Map<string, Rollup[]>();
+  for (const r of rollups) byView.set(r.mv, [...(byView.get(r.mv) ?? []), r]);
+  for (const [mv, group] of byView) {
+    if (!present.has(group[0]!.table) || present.has(mv)) continue;
+    for (const r of group) for (const sql of backfillSql(r)) await ch.command(sql);
+    await ch.command(createMvSql(group[0]!, group));
+    made.push(mv);
   }
   return made;
 }

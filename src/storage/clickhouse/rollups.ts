@@ -64,9 +64,12 @@ const GRAINS = [
   { name: 'day', seconds: 86_400, expr: 'toStartOfDay(created_at)' },
 ] as const;
 
-/** One rollup per grain, all in `table` (bucket column `t`, rows told apart by `grain`), each with its own view. */
+/**
+ * One rollup per grain, all in `table` (bucket column `t`, rows told apart by `grain`) and all written by one view
+ * (createMvSql): an insert writes one part to the table, not one per grain.
+ */
 const everyGrain = (table: string, dims: readonly RollupDim[]): Rollup[] =>
-  GRAINS.map((g) => ({ table, mv: `${table}_${g.name}_mv`, grain: g.seconds, bucket: { column: 't', expr: g.expr }, dims }));
+  GRAINS.map((g) => ({ table, mv: `${table}_mv`, grain: g.seconds, bucket: { column: 't', expr: g.expr }, dims }));
 
 export const ROLLUPS: readonly Rollup[] = [
   // Minutes per master (no key: a key sends far less than a request a minute, so key_id kept one row per log).
@@ -229,8 +232,30 @@ export function rebuildInsertSql(r: Rollup, select: string): string {
   return `INSERT INTO ${r.table} (${rollupColumns(r).join(', ')}) SETTINGS insert_deduplicate = 0, max_partitions_per_insert_block = 0\n${select}`;
 }
 
-export function createMvSql(r: Rollup): string {
-  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${rollupSelect(r)}`;
+/**
+ * The view that writes a rollup: its own SELECT, or for the grains that share a view (`grains`, every rollup with
+ * this `mv`) one SELECT over all of them, each raw row counted once per grain (`arrayJoin`) and bucketed by
+ * whole multiples of its grain in seconds, which for UTC buckets of a second, minute, hour or day is the start
+ * each grain's own expression gives (the checks against raw `logs` compare every grain's rows with that).
+ */
+export function createMvSql(r: Rollup, grains: readonly Rollup[] = [r]): string {
+  const select =
+    r.grain === undefined
+      ? rollupSelect(r)
+      : [
+          'SELECT',
+          [
+            `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
+            `toDateTime(intDiv(toUnixTimestamp(created_at), grain) * grain, 'UTC') AS ${r.bucket.column}`,
+            ...r.dims.map((d) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`)),
+            ...metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`),
+          ]
+            .map((c) => `  ${c}`)
+            .join(',\n'),
+          'FROM logs',
+          `GROUP BY ${['grain', r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
+        ].join('\n');
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${select}`;
 }
 
 /**
