@@ -5,7 +5,7 @@
  * and the list's totals, read from the rollups, equal raw counts.
  */
 import t from 'tap';
-import { ROLLUPS } from '../../src/storage/clickhouse/rollups.js';
+import { ROLLUPS, rollupName } from '../../src/storage/clickhouse/rollups.js';
 import { adminToken, startTestService } from '../helpers/harness.js';
 import { checkSource, rollupMismatches } from '../../src/storage/clickhouse/rollup-check.js';
 
@@ -77,11 +77,11 @@ t.test('the check itself sees a rollup out of step', async (t) => {
   t.ok((await rawCount('master_id = 3')) > 0);
   await ch.command('DELETE FROM logs WHERE master_id = 3'); // raw rows gone, rollups untouched
   const bad = await rollupMismatches(ch);
-  t.same(bad.map((m) => m.table).sort(), ROLLUPS.map((r) => r.table).sort(), 'every rollup is seen out of step');
+  t.same(bad.map((m) => m.table).sort(), ROLLUPS.map(rollupName).sort(), 'every rollup is seen out of step');
   t.ok(bad.every((m) => m.groups > 0));
   // Through the sources, the ones computed from raw logs differ; the rest agree with them, as they would after a repair.
   const viaSources = await rollupMismatches(ch, { viaSources: true });
-  t.same(viaSources.map((m) => m.table).sort(), ROLLUPS.filter((r) => checkSource(r) === null).map((r) => r.table).sort(), 'the raw-sourced rollups differ');
+  t.same(viaSources.map((m) => m.table).sort(), ROLLUPS.filter((r) => checkSource(r) === null).map(rollupName).sort(), 'the raw-sourced rollups differ');
 });
 
 t.test('through the sources, a rollup out of step with a correct source is seen', async (t) => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../src/logger.js';
-import { MAX_PARTITIONS_PER_INSERT, type InsertOptions } from '../../src/storage/clickhouse/client.js';
+import { LOG_DAYS_PER_INSERT, MAX_PARTITIONS_PER_INSERT, type InsertOptions } from '../../src/storage/clickhouse/client.js';
 import { migrateClickHouse } from '../../src/storage/clickhouse/migrate.js';
 import { openClickHouse } from '../../src/storage/clickhouse/open.js';
 import { LOG_COLUMNS, partitionOfRow, toRow } from '../../src/storage/clickhouse/logs-table.js';
@@ -70,8 +70,9 @@ t.test('a batch over more than 100 UTC days is cut into inserts ClickHouse takes
   const start = Date.UTC(2024, 0, 1);
   const rows = Array.from({ length: 250 }, (_, i) => row({ at: start + (i % 130) * day + i, tokens: 7000 + i }));
   const data = ndjson(rows);
-  const groups = splitByPartition(data, partitionOfRow, MAX_PARTITIONS_PER_INSERT);
-  t.equal(groups.length, 2, '130 days: two groups');
+  // At most LOG_DAYS_PER_INSERT days an insert: each day may also be another month of the grains tables (020).
+  const groups = splitByPartition(data, partitionOfRow, LOG_DAYS_PER_INSERT);
+  t.equal(groups.length, 3, '130 days: three groups of at most 50 days');
   t.equal(groups.reduce((n, g) => n + g.records, 0), 250, 'every row in a group');
   for (const g of groups) {
     t.equal(countLines(g.data), g.records);
@@ -79,7 +80,7 @@ t.test('a batch over more than 100 UTC days is cut into inserts ClickHouse takes
   }
   t.equal(await count('tokens_in >= 7000 AND tokens_in < 7250'), 250, 'all stored');
   const one = ndjson([row(), row()]);
-  const whole = splitByPartition(one, partitionOfRow, MAX_PARTITIONS_PER_INSERT);
+  const whole = splitByPartition(one, partitionOfRow, LOG_DAYS_PER_INSERT);
   t.equal(whole.length, 1);
   t.equal(whole[0]!.data, one, 'a batch of one day comes back as it is, not copied');
   t.equal(partitionOfRow(Buffer.from('{"a":1}'), 0, 7), -1, 'an object row has no partition it can tell');
@@ -165,7 +166,7 @@ const writerIn = (name: string, target: Inserter) =>
   new TableWriter(
     {
       table: 'logs', columns: LOG_COLUMNS, batchRecords: 1000, batchBytes: 1 << 20, flushMs: 10_000, memoryBytes: 1 << 20, spoolBytes: 1 << 24,
-      spoolDir: join(root, name, 'spool'), deadLetterDir: join(root, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: MAX_PARTITIONS_PER_INSERT,
+      spoolDir: join(root, name, 'spool'), deadLetterDir: join(root, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: LOG_DAYS_PER_INSERT,
     },
     target,
     log,
@@ -206,7 +207,7 @@ t.test('a refusal, an outage and a crash: the pieces left are retried as cut, so
     new TableWriter(
       {
         table: 'logs', columns: LOG_COLUMNS, batchRecords: 1000, batchBytes: 1 << 20, flushMs: 10_000, memoryBytes: 1 << 20, spoolBytes: 1 << 24,
-        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: MAX_PARTITIONS_PER_INSERT,
+        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: LOG_DAYS_PER_INSERT,
         ack: 'durable', walDir,
       },
       target,
@@ -270,7 +271,7 @@ t.test('after a replay: the recovery check runs before any new batch, is retried
     const w = new TableWriter(
       {
         table: 'logs', columns: LOG_COLUMNS, batchRecords: 1000, batchBytes: 1 << 20, flushMs: 10_000, memoryBytes: 1 << 20, spoolBytes: 1 << 24,
-        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: MAX_PARTITIONS_PER_INSERT,
+        spoolDir: join(dir, name, 'spool'), deadLetterDir: join(dir, name, 'dead'), partitionOf: partitionOfRow, maxPartitions: LOG_DAYS_PER_INSERT,
         ack: 'durable', walDir,
         afterRecovery: async () => {
           if (++tries <= fails) throw new Error(`check failed (${tries})`);

@@ -19,7 +19,7 @@ import { AppError, badRequest, notFound, unavailable } from '../../errors.js';
 import { clampLimit } from '../../contract/page.js';
 import { configChannel } from '../../storage/redis/layout.js';
 import { exportLogsCsv } from '../../storage/clickhouse/log-export.js';
-import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
+import { LOG_DAYS_PER_INSERT } from '../../storage/clickhouse/client.js';
 import { cursorOf, deleteLogs, listLogs, maxIdOfNode, newestCreatedAt, parseCursor, type LogCursor, type LogFilter } from '../../storage/clickhouse/logs.js';
 import { LOG_COLUMNS, partitionOfRow, toRow, type LogRow } from '../../storage/clickhouse/logs-table.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
@@ -302,7 +302,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           table: 'logs',
           columns: LOG_COLUMNS,
           partitionOf: partitionOfRow,
-          maxPartitions: MAX_PARTITIONS_PER_INSERT,
+          maxPartitions: LOG_DAYS_PER_INSERT,
           deadLetterDir: join(ctx.config.dataDir, 'dead-letters'),
           batchRecords: ctx.config.logBatchRecords,
           batchBytes: ctx.config.logBatchBytes,

@@ -23,7 +23,7 @@ import { IdGenerator } from '../../actors/logs/ids.js';
 import { costOf, type PriceMap } from '../../actors/spend/prices.js';
 import { chTimeCached, createdAtOf, validateLogRecord, type LogRecord } from '../../actors/logs/record.js';
 import { LOG_COLUMNS, partitionOfRow, toRow } from '../../storage/clickhouse/logs-table.js';
-import { MAX_PARTITIONS_PER_INSERT } from '../../storage/clickhouse/client.js';
+import { LOG_DAYS_PER_INSERT } from '../../storage/clickhouse/client.js';
 import { TableWriter } from '../../storage/clickhouse/write/writer.js';
 import { repoPath } from './paths.js';
 
@@ -42,7 +42,7 @@ const writer = new TableWriter(
     table: 'logs',
     columns: LOG_COLUMNS,
     partitionOf: partitionOfRow,
-    maxPartitions: MAX_PARTITIONS_PER_INSERT,
+    maxPartitions: LOG_DAYS_PER_INSERT,
     deadLetterDir: join(dataDir, 'dead-letters'),
     batchRecords: settingSpecs.logBatchRecords.default,
     batchBytes: settingSpecs.logBatchBytes.default,

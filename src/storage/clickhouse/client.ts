@@ -96,6 +96,14 @@ export function insertTarget(table: string, options: InsertOptions = {}): { form
  */
 export const MAX_PARTITIONS_PER_INSERT = 100;
 
+/**
+ * The most UTC days one insert into `logs` may span: each day is a partition of
+ * `logs` and of the grains tables' seconds and minutes, and may be one more month
+ * of their hours and days (020), so half of MAX_PARTITIONS_PER_INSERT keeps the
+ * views' inserts within it too.
+ */
+export const LOG_DAYS_PER_INSERT = MAX_PARTITIONS_PER_INSERT / 2;
+
 /** Settings every NDJSON insert uses, on either transport. */
 export const INSERT_SETTINGS = {
   input_format_skip_unknown_fields: 1,
