@@ -19,6 +19,7 @@ import { adminToken, freshDatabase, postgresAvailable, startTestService, eventua
 import { LOG_COLUMNS, toRow } from '../../src/storage/clickhouse/logs-table.js';
 import { ROLLUPS, rollupName, rollupWhere } from '../../src/storage/clickhouse/rollups.js';
 import { rollupMismatches } from '../../src/storage/clickhouse/rollup-check.js';
+import { storedTotals, type StoredTotals } from '../helpers/stored-totals.js';
 import { dedupTokenOf } from '../../src/storage/clickhouse/write/writer.js';
 import { readSegment, WalWriteError, WriteAheadLog } from '../../src/storage/clickhouse/write/wal.js';
 import type { ClickHouse } from '../../src/storage/clickhouse/client.js';
@@ -45,25 +46,9 @@ async function lastingStores(t: Test): Promise<{ dataDir: string; databaseUrl: s
   return { dataDir, databaseUrl: db?.url };
 }
 
-/** Every mark's count in `logs`, and each rollup's totals beside the raw table's. */
-async function stored(ch: ClickHouse): Promise<{ marks: Map<string, number>; raw: string; rollups: Record<string, string> }> {
-  const marks = new Map<string, number>();
-  for (const r of await ch.query<{ m: string; n: number }>('SELECT audit_reason AS m, count() AS n FROM logs GROUP BY m')) marks.set(r.m, Number(r.n));
-  const [raw] = await ch.query<{ v: string }>("SELECT concat(toString(count()), '/', toString(sum(tokens_in)), '/', toString(countIf(status_code >= 400))) AS v FROM logs");
-  const rollups: Record<string, string> = {};
-  for (const r of ROLLUPS) {
-    const own = rollupWhere(r);
-    const [x] = await ch.query<{ v: string }>(
-      `SELECT concat(toString(sum(requests)), '/', toString(sum(tokens_in)), '/', toString(sum(errors))) AS v FROM ${r.table}${own ? ` WHERE ${own}` : ''}`,
-    );
-    rollups[rollupName(r)] = x!.v;
-  }
-  return { marks, raw: raw!.v, rollups };
-}
-
-function assertOnce(t: Test, got: Awaited<ReturnType<typeof stored>>, first: number, n: number, what: string): void {
+function assertOnce(t: Test, got: StoredTotals, first: number, n: number, what: string): void {
   const bad = [];
-  for (let i = first; i < first + n; i++) if (got.marks.get(`mark-${i}`) !== 1) bad.push(`mark-${i}: ${got.marks.get(`mark-${i}`) ?? 0}`);
+  for (let i = first; i < first + n; i++) if (got.marks[`mark-${i}`] !== 1) bad.push(`mark-${i}: ${got.marks[`mark-${i}`] ?? 0}`);
   t.same(bad, [], `${what}: every record stored exactly once`);
   for (const [table, v] of Object.entries(got.rollups)) t.equal(v, got.raw, `${what}: ${table} agrees with logs (requests/tokens/errors)`);
 }
@@ -302,8 +287,8 @@ for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at a
     const r = ROLLUPS.find((x) => rollupName(x) === name)!;
     await ch.command(`DELETE FROM ${r.table} WHERE ${rollupWhere(r, `${r.bucket.column} >= '2026-11-21 00:00:00'`)}`);
   }
-  const before = await stored(ch);
-  t.equal(before.marks.size, 160, 'B, C, E and F are in logs, G is not');
+  const before = await storedTotals(ch);
+  t.equal(Object.keys(before.marks).length, 160, 'B, C, E and F are in logs, G is not');
   t.equal(before.rollups.logs_minute!.split('/')[0], '80', 'only B and F reached logs_minute');
   t.equal(before.rollups.logs_hourly!.split('/')[0], '80', 'B and G are in logs_hourly, F is not');
   t.equal(before.rollups.logs_daily!.split('/')[0], '120', 'B, F and G reached logs_daily');
@@ -325,8 +310,8 @@ for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at a
   ch = svc.service.context.clickhouse;
   await svc.service.system.ask('logs', 'flush');
   await eventually(() => readdirSync(join(dataDir, 'log-wal')).length <= 1, 5000);
-  const after = await stored(ch);
-  t.equal(after.marks.size, 280);
+  const after = await storedTotals(ch);
+  t.equal(Object.keys(after.marks).length, 280);
   assertOnce(t, after, 0, 40, 'A (crash before the insert)');
   assertOnce(t, after, 100, 40, 'B (crash after the insert)');
   assertOnce(t, after, 200, 40, 'C (crash between logs and the rollups)');
@@ -341,7 +326,7 @@ for (const mode of ['durable', 'memory'] as const) t.test(`${mode}: a crash at a
   writeSegment(dataDir, 11, a);
   svc = await start();
   await svc.service.system.ask('logs', 'flush');
-  const again = await stored(svc.service.context.clickhouse);
+  const again = await storedTotals(svc.service.context.clickhouse);
   t.same(again, after, 'replaying again stores nothing twice');
 });
 
@@ -355,5 +340,5 @@ t.test('rollup rebuilds are never deduplicated: deleting the same slice twice ke
     const r = await svc.request('DELETE', '/admin/logs?before=2026-11-21T00:00:00Z&master_id=999', { token: 'test-admin-token' });
     t.equal(r.status, 200);
   }
-  assertOnce(t, await stored(ch), 0, 30, 'after two identical rebuilds');
+  assertOnce(t, await storedTotals(ch), 0, 30, 'after two identical rebuilds');
 });
