@@ -199,27 +199,29 @@ export function rollupWhere(r: Rollup, ...conds: Array<string | null | undefined
 export function rollupSelectFrom(r: Rollup, source: Rollup | null, where?: string): string {
   // From a source of the same grain the bucket is the source's own (toStartOfSecond takes no DateTime).
   const bucket = !source ? r.bucket.expr : grainOf(source) === grainOf(r) ? source.bucket.column : r.bucket.expr.replaceAll('created_at', source.bucket.column);
-  const dim = (d: RollupDim) => (source ? d.name : d.map(ident(d.from)));
-  const keys = [
-    ...(r.grain === undefined ? [] : [`${r.grain} AS grain`]),
-    bucket === r.bucket.column ? bucket : `${bucket} AS ${r.bucket.column}`,
-    ...r.dims.map((d) => (dim(d) === d.name ? d.name : `${dim(d)} AS ${d.name}`)),
-  ];
+  const keys = [...(r.grain === undefined ? [] : [`${r.grain} AS grain`]), aliased(bucket, r.bucket.column), ...dimKeys(r, source)];
   const metrics = source
     ? metricsOf(r).map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
-    : metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`);
+    : rawMetrics(r);
   // A source sharing its table with other grains is narrowed in a subquery: this SELECT's aliases (`grain`, `t`)
   // would shadow its columns in a WHERE beside them.
   const sourceWhere = source ? rollupWhere(source, where) : null;
   const from = !source ? 'logs' : source.grain === undefined ? source.table : `(SELECT * FROM ${source.table} WHERE ${sourceWhere})`;
   const filter = !source ? where : source.grain === undefined ? sourceWhere : null;
-  return [
-    'SELECT',
-    [...keys, ...metrics].map((c) => `  ${c}`).join(',\n'),
-    `FROM ${from}`,
-    ...(filter ? [`WHERE ${filter}`] : []),
-    `GROUP BY ${[r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
-  ].join('\n');
+  return aggregateSql([...keys, ...metrics], from, filter ?? null, groupKeys(r));
+}
+
+/** `expr AS name`, or the bare name when the expression is the column itself. */
+const aliased = (expr: string, name: string) => (expr === name ? name : `${expr} AS ${name}`);
+/** The rollup's dimension columns, from raw `logs` (source null) or from a rollup holding them by name. */
+const dimKeys = (r: Rollup, source: Rollup | null) => r.dims.map((d) => aliased(source ? d.name : d.map(ident(d.from)), d.name));
+/** The rollup's aggregates over raw `logs`. */
+const rawMetrics = (r: Rollup) => metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`);
+/** What one row of a rollup stands for: its bucket and its dimensions. */
+const groupKeys = (r: Rollup) => [r.bucket.column, ...r.dims.map((d) => d.name)];
+
+function aggregateSql(columns: readonly string[], from: string, where: string | null, groupBy: readonly string[]): string {
+  return ['SELECT', columns.map((c) => `  ${c}`).join(',\n'), `FROM ${from}`, ...(where ? [`WHERE ${where}`] : []), `GROUP BY ${groupBy.join(', ')}`].join('\n');
 }
 
 /**
@@ -242,19 +244,17 @@ export function createMvSql(r: Rollup, grains: readonly Rollup[] = [r]): string 
   const select =
     r.grain === undefined
       ? rollupSelect(r)
-      : [
-          'SELECT',
+      : aggregateSql(
           [
             `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
             `toDateTime(intDiv(toUnixTimestamp(created_at), grain) * grain, 'UTC') AS ${r.bucket.column}`,
-            ...r.dims.map((d) => (d.map(ident(d.from)) === d.name ? d.name : `${d.map(ident(d.from))} AS ${d.name}`)),
-            ...metricsOf(r).map(([name, expr]) => `${expr} AS ${name}`),
-          ]
-            .map((c) => `  ${c}`)
-            .join(',\n'),
-          'FROM logs',
-          `GROUP BY ${['grain', r.bucket.column, ...r.dims.map((d) => d.name)].join(', ')}`,
-        ].join('\n');
+            ...dimKeys(r, null),
+            ...rawMetrics(r),
+          ],
+          'logs',
+          null,
+          ['grain', ...groupKeys(r)],
+        );
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${select}`;
 }
 
