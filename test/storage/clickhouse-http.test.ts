@@ -32,6 +32,18 @@ const text = async (it: AsyncIterable<Uint8Array>): Promise<string> => {
   return Buffer.concat(parts).toString();
 };
 
+t.test('a command may run longer than a read may wait: its own timeout', async (t) => {
+  const short = new HttpClickHouse({ url, requestTimeoutMs: 500 });
+  t.teardown(() => short.close());
+  // sleep() holds the answer back for 1.5 s: longer than a read waits here, shorter than a command does.
+  const slow = 'SELECT sleep(1.5) FORMAT Null';
+  await t.rejects(short.query('SELECT sleep(1.5) AS s'), { status: 503, code: 'unavailable' }, 'a read silent past its timeout is the 503');
+  await t.resolves(short.command(slow), 'a command waits for its statement');
+  const both = new HttpClickHouse({ url, requestTimeoutMs: 500, commandTimeoutMs: 500 });
+  t.teardown(() => both.close());
+  await t.rejects(both.command(slow), { status: 503, code: 'unavailable' }, 'and gives up past its own limit');
+});
+
 t.test('queries: parameters bound from their text, 64-bit integers as numbers, the URL database', async (t) => {
   t.equal(await ch.ping(), true);
   const at = new Date('2024-01-02T03:04:05.678Z');

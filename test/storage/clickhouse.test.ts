@@ -265,6 +265,15 @@ for (const [label, slice] of [
   });
 }
 
+await t.test('a deletion mutates each table once: the grains of a shared table in one DELETE', async (t) => {
+  const deletes = deleteSliceSql({ before: before(40), master_id: 2 })
+    .map((s) => /^DELETE FROM (\w+) /.exec(s.sql)?.[1])
+    .filter((x): x is string => !!x);
+  t.same(deletes.sort(), ['logs', ...new Set(ROLLUPS.map((r) => r.table))].sort(), 'one DELETE per table, logs last');
+  const grains = deleteSliceSql({ before: before(40) }).find((s) => s.sql.startsWith('DELETE FROM logs_total_grains '))!;
+  for (const r of ROLLUPS.filter((x) => x.table === 'logs_total_grains')) t.match(grains.sql, `(grain = ${r.grain} AND `, `grain ${r.grain} in it`);
+});
+
 await t.test('a deletion cut short heals when it runs again: the slice stays in logs until the last statement', async (t) => {
   const slice: LogsSlice = { before: before(250), master_id: 3 };
   const stmts = deleteSliceSql(slice);

@@ -62,11 +62,9 @@ export async function enforceRetention(ch: ClickHouse, flags: Flags, now: number
     flags.log_retention_days > 0 ? yyyymmdd(now - flags.log_retention_days * day) : '',
     result.deleted_by_count > 0 ? ((await dayPartitions(ch)).find((p) => p.table === 'logs')?.partition ?? '') : '',
   ].sort()[1]!;
-  for (const partition of await partitionsLackingProjections(ch)) {
-    if (partition <= trimmedUpTo) continue;
-    await restoreProjections(ch, partition);
-    result.projections_restored++;
-  }
+  const restore = (await partitionsLackingProjections(ch)).filter((partition) => partition > trimmedUpTo);
+  await restoreProjections(ch, restore);
+  result.projections_restored = restore.length;
   if (retentionChanged(result) || result.projections_restored > 0) log.info(result, 'log retention enforced');
   return result;
 }

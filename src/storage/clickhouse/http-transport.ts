@@ -16,26 +16,42 @@ export interface HttpClickHouseOptions {
   url: string;
   /** Database for unqualified names; else the one in the URL path or `default`. */
   database?: string;
+  /** How long a read or an insert may leave its socket silent (30 s). */
   requestTimeoutMs?: number;
+  /**
+   * The same for a command (COMMAND_TIMEOUT_MS): DDL, a migration's backfill,
+   * a DELETE that waits for its mutation, OPTIMIZE, a rollup rebuild. The server
+   * sends nothing until such a statement ends, which at hundreds of millions of
+   * rows takes minutes (a master's deletion at 200M logs: 200 s).
+   */
+  commandTimeoutMs?: number;
 }
+
+/** Ten minutes: the longest maintenance statement measured (docs/clickhouse-compat.md, "Timeouts") with room to spare. */
+export const COMMAND_TIMEOUT_MS = 600_000;
 
 export class HttpClickHouse implements ClickHouse {
   readonly transport = 'http' as const;
   readonly #client: ClickHouseClient;
+  /** Commands on their own pool, with their own timeout: a socket's timeout is set per client. */
+  readonly #commands: ClickHouseClient;
   #closed = false;
 
   constructor(opts: HttpClickHouseOptions) {
-    this.#client = createClient({
-      url: opts.url,
-      ...(opts.database ? { database: opts.database } : {}),
-      request_timeout: opts.requestTimeoutMs ?? 30_000,
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    });
+    const client = (timeout: number) =>
+      createClient({
+        url: opts.url,
+        ...(opts.database ? { database: opts.database } : {}),
+        request_timeout: timeout,
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      });
+    this.#client = client(opts.requestTimeoutMs ?? 30_000);
+    this.#commands = client(opts.commandTimeoutMs ?? COMMAND_TIMEOUT_MS);
   }
 
   async command(sql: string, params: QueryParams = {}): Promise<void> {
     this.#open();
-    await this.#client.command({ query: sql, query_params: params }).catch(clickhouseDown);
+    await this.#commands.command({ query: sql, query_params: params }).catch(clickhouseDown);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: QueryParams = {}): Promise<T[]> {
@@ -100,7 +116,7 @@ export class HttpClickHouse implements ClickHouse {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#client.close();
+    await Promise.all([this.#client.close(), this.#commands.close()]);
   }
 
   #open(): void {

@@ -172,19 +172,22 @@ export async function partitionsLackingProjections(ch: ClickHouse): Promise<stri
 }
 
 /**
- * Writes the projections of `logs` again in a day partition: the parts with
+ * Writes the projections of `logs` again in day partitions: the parts with
  * deleted rows are rewritten without them (a projection cannot be built on a
  * part that hides rows), then each projection is built where it is missing.
  * Merging instead would fail: ClickHouse does not merge parts with different
  * projections, so new parts beside the touched ones never merge with them
- * either until this has run.
+ * either until this has run. Two ALTERs for all the partitions given, not three
+ * a partition: each ALTER is a mutation that visits every part of `logs` in
+ * turn (~0.13 s a part embedded, 2-4 s a partition through the HTTP bridge),
+ * whichever partitions it names.
  */
-export async function restoreProjections(ch: ClickHouse, partition: string): Promise<void> {
-  if (!/^\d{8}$/.test(partition)) throw new Error(`bad partition logs/${partition}`);
-  await ch.command(`ALTER TABLE logs APPLY DELETED MASK IN PARTITION ${partition} SETTINGS mutations_sync = 2`);
-  for (const name of LOGS_PROJECTIONS) {
-    await ch.command(`ALTER TABLE logs MATERIALIZE PROJECTION ${name} IN PARTITION ${partition} SETTINGS mutations_sync = 2`);
-  }
+export async function restoreProjections(ch: ClickHouse, partitions: readonly string[]): Promise<void> {
+  for (const p of partitions) if (!/^\d{8}$/.test(p)) throw new Error(`bad partition logs/${p}`);
+  if (partitions.length === 0) return;
+  await ch.command(`ALTER TABLE logs ${partitions.map((p) => `APPLY DELETED MASK IN PARTITION ${p}`).join(', ')} SETTINGS mutations_sync = 2`);
+  const build = partitions.flatMap((p) => LOGS_PROJECTIONS.map((name) => `MATERIALIZE PROJECTION ${name} IN PARTITION ${p}`));
+  await ch.command(`ALTER TABLE logs ${build.join(', ')} SETTINGS mutations_sync = 2`);
 }
 
 export async function dropPartition(ch: ClickHouse, table: string, partition: string): Promise<void> {

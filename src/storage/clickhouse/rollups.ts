@@ -319,18 +319,22 @@ function deleteLogsSql(slice: LogsSlice): Statement {
 }
 
 /**
- * Per rollup, a DELETE of each row that could hold a log of the slice (bucket
- * starting before `before`; the slice's filters where the rollup has a
- * dimension derived from that column) and an INSERT that re-aggregates exactly
- * those rows from raw `logs`. `deleting`: the slice is still in `logs` and about
- * to go, so its rows are left out, and a rollup without one of the slice's
- * filtered columns (a global rollup under a master's deletion) is rebuilt only
- * in the buckets that hold the slice's rows, not over its whole history.
+ * Per rollup table, a DELETE of each row that could hold a log of the slice
+ * (bucket starting before `before`; the slice's filters where the rollup has a
+ * dimension derived from that column), then per rollup an INSERT that
+ * re-aggregates exactly those rows from raw `logs`. `deleting`: the slice is
+ * still in `logs` and about to go, so its rows are left out, and a rollup
+ * without one of the slice's filtered columns (a global rollup under a
+ * master's deletion) is rebuilt only in the buckets that hold the slice's
+ * rows, not over its whole history. A table shared by grains gets one DELETE
+ * for all of them (each grain's rows ORed): a DELETE is a mutation of every
+ * part of the table, each part waiting its turn (~0.1 s a part embedded,
+ * docs/analytics.md, "One table for every grain"), so four would cost four times.
  */
 function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   const params = sliceParams(slice);
   const inSlice = sliceWhere(slice).join(' AND ');
-  const out: Statement[] = [];
+  const byTable = new Map<string, { deleted: string[]; inserts: Statement[] }>();
   for (const r of ROLLUPS) {
     const rollupConds = [`${r.bucket.column} < ${BEFORE}`];
     const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
@@ -352,10 +356,15 @@ function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
       }
       logsWhere.push(`NOT (${inSlice})`);
     }
-    out.push({ sql: `DELETE FROM ${r.table} WHERE ${rollupWhere(r, ...rollupConds)}`, params });
-    out.push({ sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))), params });
+    let t = byTable.get(r.table);
+    if (!t) byTable.set(r.table, (t = { deleted: [], inserts: [] }));
+    t.deleted.push(rollupWhere(r, ...rollupConds)!);
+    t.inserts.push({ sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))), params });
   }
-  return out;
+  return [...byTable].flatMap(([table, { deleted, inserts }]) => [
+    { sql: `DELETE FROM ${table} WHERE ${deleted.length > 1 ? deleted.map((c) => `(${c})`).join(' OR ') : deleted[0]}`, params },
+    ...inserts,
+  ]);
 }
 
 /**
