@@ -42,7 +42,7 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
   const now = Date.UTC(2026, 2, 15, 12, 0, 0);
   svc.service.clock.set(now);
   const rows = [];
-  // 2 masters, 2 keys each, over 100 days: wider than the 64 ranges a check reads.
+  // 2 masters, 2 keys each, over 70 days: wider than the 64 ranges a check reads and than a batch's 50 days (each day is compared by itself, so the days set the time).
   for (let i = 0; i < 400; i++) {
     const master = 1 + (i % 2);
     rows.push({
@@ -52,7 +52,7 @@ t.test('repairRollups: missing and doubled buckets rebuilt over the span, nothin
       status_code: i % 9 === 0 ? 500 : 200,
       latency_ms: 5 + (i % 50),
       tokens_in: i,
-      createdAt: new Date(now - Math.floor((i * 100 * 86_400_000) / 400) - (i % 7) * 1000).toISOString(),
+      createdAt: new Date(now - Math.floor((i * 70 * 86_400_000) / 400) - (i % 7) * 1000).toISOString(),
     });
   }
   t.equal((await svc.request('POST', '/logs', { body: rows })).status, 202);
