@@ -191,7 +191,13 @@ async function openStores(config: Config, stages: StartupStages, closers: Array<
   );
   const clickhouse = Promise.race([dirLocked, postgres]).then(() =>
     stages.stage('open_clickhouse', () =>
-      openClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir, connections: config.chdbConnections, dirtyDecayMs: config.chdbDirtyDecayMs }),
+      openClickHouse({
+        url: config.clickhouseUrl,
+        dataDir: config.dataDir,
+        connections: config.chdbConnections,
+        dirtyDecayMs: config.chdbDirtyDecayMs,
+        commandTimeoutMs: config.clickhouseCommandTimeoutMs,
+      }),
     ),
   );
   const [pg, ch] = await Promise.allSettled([postgres, clickhouse]);

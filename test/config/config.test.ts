@@ -34,6 +34,12 @@ t.test("SVC_CHDB_DIRTY_DECAY_MS: how long chDB's allocator keeps freed pages, 50
   t.throws(() => loadConfig({ SVC_CHDB_DIRTY_DECAY_MS: '-1' }), /SVC_CHDB_DIRTY_DECAY_MS/);
 });
 
+t.test('SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS: ten minutes for a command over HTTP unless set, at least a second', async (t) => {
+  t.equal(loadConfig({}).clickhouseCommandTimeoutMs, 600_000);
+  t.equal(loadConfig({ SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS: '3600000' }).clickhouseCommandTimeoutMs, 3_600_000);
+  t.throws(() => loadConfig({ SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS: '999' }), /SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS/);
+});
+
 t.test('SVC_LOG_ACK: durable unless set to memory (docs/log-pipeline.md, "Acknowledgement")', async (t) => {
   t.equal(loadConfig({}).logAck, 'durable');
   t.equal(loadConfig({ SVC_LOG_ACK: 'memory' }).logAck, 'memory');

@@ -16,6 +16,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client';
 import { HttpClickHouse } from '../../src/storage/clickhouse/http-transport.js';
+import { openClickHouse } from '../../src/storage/clickhouse/open.js';
 import { classifyInsertError } from '../../src/storage/clickhouse/write/errors.js';
 import { spawnClickHouseBridge } from '../helpers/clickhouse-bridge.js';
 
@@ -42,6 +43,10 @@ t.test('a command may run longer than a read may wait: its own timeout', async (
   const both = new HttpClickHouse({ url, requestTimeoutMs: 500, commandTimeoutMs: 500 });
   t.teardown(() => both.close());
   await t.rejects(both.command(slow), { status: 503, code: 'unavailable' }, 'and gives up past its own limit');
+  // The setting's way in (SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS → openClickHouse).
+  const opened = await openClickHouse({ url, dataDir: '', commandTimeoutMs: 500 });
+  t.teardown(() => opened.close());
+  await t.rejects(opened.command(slow), { status: 503, code: 'unavailable' }, 'openClickHouse passes the command limit on');
 });
 
 t.test('queries: parameters bound from their text, 64-bit integers as numbers, the URL database', async (t) => {

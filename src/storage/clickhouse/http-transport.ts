@@ -27,7 +27,7 @@ export interface HttpClickHouseOptions {
   commandTimeoutMs?: number;
 }
 
-/** Ten minutes: the longest maintenance statement measured (docs/clickhouse-compat.md, "Timeouts") with room to spare. */
+/** Ten minutes (SVC_CLICKHOUSE_COMMAND_TIMEOUT_MS): the longest maintenance statement measured (docs/clickhouse-compat.md, "Timeouts") with room to spare. */
 export const COMMAND_TIMEOUT_MS = 600_000;
 
 export class HttpClickHouse implements ClickHouse {

@@ -17,11 +17,13 @@ export interface OpenClickHouseOptions {
   connections?: number;
   /** Embedded: how long the engine's allocator keeps freed pages (default: the setting's). */
   dirtyDecayMs?: number;
+  /** Server: how long a command may keep its socket silent (default COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
 }
 
 /** Call once per process for the embedded engine (it is a process singleton) and share the result. */
 export async function openClickHouse(opts: OpenClickHouseOptions): Promise<ClickHouse> {
-  if (opts.url) return new HttpClickHouse({ url: opts.url, database: opts.database });
+  if (opts.url) return new HttpClickHouse({ url: opts.url, database: opts.database, commandTimeoutMs: opts.commandTimeoutMs });
 
   const database = opts.database ?? 'gateway';
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
