@@ -328,7 +328,7 @@ function deleteLogsSql(slice: LogsSlice): Statement {
  * master's deletion) is rebuilt only in the buckets that hold the slice's
  * rows, not over its whole history. A table shared by grains gets one DELETE
  * for all of them (each grain's rows ORed): a DELETE is a mutation of every
- * part of the table, each part waiting its turn (~0.1 s a part embedded,
+ * part of the table, each part waiting its turn (~0.13 s a part embedded,
  * docs/analytics.md, "One table for every grain"), so four would cost four times.
  */
 function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
