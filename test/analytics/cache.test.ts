@@ -116,3 +116,25 @@ t.test('identical reads in flight at once share one query', async (t) => {
   t.ok(answers.every((a) => a.status === 200));
   t.same(new Set(answers.map((a) => JSON.stringify(a.json))).size, 1, 'every caller got the same answer');
 });
+
+t.test('one cached read serves charts of every top_n, each its own series', async (t) => {
+  // top_n is not in the SQL: both charts share one cached read, and what is derived from it (derived.ts) must not.
+  await ingest([
+    ...[1, 2, 3].map((i) => rec(m2.id, `2025-03-09T07:0${i}:00Z`, { model: 'beta' })),
+    ...[1, 2].map((i) => rec(m2.id, `2025-03-09T08:0${i}:00Z`, { model: 'gamma' })),
+    rec(m2.id, '2025-03-09T09:01:00Z', { model: 'alpha' }),
+  ]);
+  const since = Date.parse('2025-03-09T06:00:00Z') / 1000;
+  const chart = (topN: number) => get(`/admin/logs/stats/traffic-chart?granularity=hour&since=${since}&until=${since + 6 * 3600}&top_n=${topN}`);
+  const names = (r: { json: { series: Array<{ name: string; total: number }> } }) => r.json.series.map((s) => `${s.name}:${s.total}`);
+  let one: any;
+  let two: any;
+  let oneAgain: any;
+  t.same(await counted(async () => (one = await chart(1))), { hit: 0, miss: 1 });
+  t.same(await counted(async () => (two = await chart(2))), { hit: 1, miss: 0 });
+  t.same(await counted(async () => (oneAgain = await chart(1))), { hit: 1, miss: 0 });
+  t.same(names(one), ['beta:3', 'other:3']);
+  t.same(names(two), ['beta:3', 'gamma:2', 'other:1']);
+  t.same(oneAgain.json, one.json, 'the first answer again, not the second');
+  t.same(two.json.series[1].data, [0, 0, 2, 0, 0, 0], 'gamma in its hour');
+});

@@ -14,6 +14,7 @@ import {
   emptyRow, queryGroupings, queryPeriodTotals, querySeries, queryStats, type Bucket, type SeriesMetric, type StatsFilter, type StatsRow, type TimeRange,
 } from '../../storage/clickhouse/stats.js';
 import { moneyNumber } from '../../storage/clickhouse/decimal.js';
+import { derived } from '../../storage/clickhouse/derived.js';
 import type { EntityCounts } from '../../storage/postgres/analytics.js';
 import { periodRange, previousRange, readRange, type Period } from './periods.js';
 import { realtimeOf, type RealtimeView } from './realtime.js';
@@ -89,14 +90,17 @@ function withoutPercentiles(r: StatsRow) {
 
 /** GroupedStatsItem: groups by model busiest first, time buckets in order; without percentiles when they were not read. */
 function groupedItems(rows: StatsRow[], groupBy: Bucket | 'model', percentiles = true) {
-  const figuresOf = percentiles ? figures : withoutPercentiles;
-  const items = rows.map((r) =>
-    groupBy === 'model'
-      ? { key: r.model!, start: null, ...figuresOf(r) }
-      : { key: bucketKey(r.start!, groupBy), start: r.start, ...figuresOf(r) },
-  );
-  if (groupBy === 'model') items.sort((a, b) => b.requests - a.requests || (a.key < b.key ? -1 : 1));
-  return items;
+  // Once per cached read (derived.ts): labels, decimals and the sort are the same for every request it serves.
+  return derived(rows, `items/${groupBy}/${percentiles}`, () => {
+    const figuresOf = percentiles ? figures : withoutPercentiles;
+    const items = rows.map((r) =>
+      groupBy === 'model'
+        ? { key: r.model!, start: null, ...figuresOf(r) }
+        : { key: bucketKey(r.start!, groupBy), start: r.start, ...figuresOf(r) },
+    );
+    if (groupBy === 'model') items.sort((a, b) => b.requests - a.requests || (a.key < b.key ? -1 : 1));
+    return items;
+  });
 }
 
 async function grouped(ch: ClickHouseReader, range: TimeRange, filter: StatsFilter, groupBy: Bucket | 'model', percentiles: boolean) {
@@ -182,7 +186,8 @@ export function analyticsActor(cache?: StatsReadCache): ActorDefinition<MainCont
         const models = await querySeries(await reader(ctx, query.master_id), { range, filter: filterOf(query), bucket: query.granularity, metric: query.metric });
         const x: number[] = [];
         for (let t = Math.floor(range.since / step) * step; t < range.until; t += step) x.push(t);
-        const series = chartSeries(models, x, query.top_n, query.metric);
+        // Once per cached read (derived.ts): the same rows and axis give the same series.
+        const series = derived(models, `chart/${x[0]}/${x.length}/${step}/${query.top_n}/${query.metric}`, () => chartSeries(models, x, query.top_n, query.metric));
         return { granularity: query.granularity, metric: query.metric, since: range.since, until: range.until, top_n: query.top_n, x, series };
       },
 

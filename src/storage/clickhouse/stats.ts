@@ -23,6 +23,7 @@
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
 import { rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
+import { derived } from './derived.js';
 import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, secondsLiteral, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
 
 export type Bucket = 'minute' | 'hour' | 'day' | 'month';
@@ -264,13 +265,13 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
   const filter = q.filter ?? {};
   const withQ = q.quantiles === true;
   const ranges = resolveRanges(q.ranges);
-  const out = ranges.map(() => q.sets.map((g) => (g.bucket || g.byModel ? [] : [emptyRow()])));
+  const empty = (): StatsRow[][][] => ranges.map(() => q.sets.map((g) => (g.bucket || g.byModel ? [] : [emptyRow()])));
   const params: QueryParams = {};
   const useBucket = q.sets.find((g) => g.bucket)?.bucket;
   if (q.sets.some((g) => g.bucket && g.bucket !== useBucket)) throw new Error('groupings of one read share one bucket size');
   const useModel = q.sets.some((g) => g.byModel);
   const source = sourceSql(ranges, filter, { bucket: finest(q.sets), byModel: useModel }, withQ, params);
-  if (!source) return out;
+  if (!source) return empty();
   const multi = ranges.length > 1;
   // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
   const keyOf = (g: Grouping): string[] => [...(multi ? ['p'] : []), ...(g.bucket ? ['start_s'] : []), ...(g.byModel ? ['m'] : [])];
@@ -298,14 +299,21 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
     ...(grouped ? [`GROUP BY ${groupBy}`, 'HAVING n_req > 0', `ORDER BY ${order.join(', ')}`] : []),
   ].join('\n');
   const rows = await ch.query<RawRow>(sql, params);
+  // A cached read's rows are shaped once (derived.ts); the key holds what shapes them besides their SQL.
+  const shape = `aggregate/${ranges.length}/${q.sets.map((g) => `${g.bucket ?? ''}.${g.byModel ? 1 : 0}`).join(',')}/${withQ ? 1 : 0}`;
+  return derived(rows, shape, () => rowsOf(rows, q.sets, multi, withQ, empty()));
+}
+
+/** ClickHouse's rows as `out[period][set]` (aggregate). */
+function rowsOf(rows: RawRow[], sets: Grouping[], multi: boolean, withQ: boolean, out: StatsRow[][][]): StatsRow[][][] {
   for (const r of rows) {
     const set =
-      q.sets.length > 1
-        ? q.sets.findIndex((g) => !!g.bucket === (r.g_s === 0) && !!g.byModel === (r.g_m === 0))
+      sets.length > 1
+        ? sets.findIndex((g) => !!g.bucket === (r.g_s === 0) && !!g.byModel === (r.g_m === 0))
         : 0;
     const row: StatsRow = {
-      start: q.sets[set]!.bucket ? (r.start_s ?? null) : null,
-      model: q.sets[set]!.byModel ? (r.m ?? null) : null,
+      start: sets[set]!.bucket ? (r.start_s ?? null) : null,
+      model: sets[set]!.byModel ? (r.m ?? null) : null,
       requests: Number(r.n_req),
       errors: Number(r.n_err),
       tokens_in: Number(r.n_in),
@@ -316,7 +324,7 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
       quantiles: withQ && Number(r.n_req) > 0 && r.qs ? [r.qs[0]!, r.qs[1]!, r.qs[2]!] : null,
     };
     const slot = out[multi ? Number(r.p) : 0]![set]!;
-    if (q.sets[set]!.bucket || q.sets[set]!.byModel) slot.push(row);
+    if (sets[set]!.bucket || sets[set]!.byModel) slot.push(row);
     else slot[0] = row;
   }
   return out;
@@ -388,5 +396,5 @@ export async function querySeries(
     'GROUP BY m',
   ].join('\n');
   const rows = await ch.query<{ m: string; total: string; starts: number[]; vals: string[] }>(sql, params);
-  return rows.map((r) => ({ model: r.m, total: r.total, starts: r.starts.map(Number), values: r.vals }));
+  return derived(rows, 'series', () => rows.map((r) => ({ model: r.m, total: r.total, starts: r.starts.map(Number), values: r.vals })));
 }
