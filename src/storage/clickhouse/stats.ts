@@ -396,5 +396,6 @@ export async function querySeries(
     'GROUP BY m',
   ].join('\n');
   const rows = await ch.query<{ m: string; total: string; starts: number[]; vals: string[] }>(sql, params);
+  // Derived once per cached read, so the chart's own derivation has the same array to key on each time.
   return derived(rows, 'series', () => rows.map((r) => ({ model: r.m, total: r.total, starts: r.starts.map(Number), values: r.vals })));
 }
