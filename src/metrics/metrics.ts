@@ -18,7 +18,7 @@ export interface ScrapeState {
   mailboxes: Record<string, number>;
   health: { database: boolean; store: boolean; clickhouse: boolean; logPipeline: boolean };
   workerFailures: number;
-  identityCache: { hits: number; misses: number; cleared: number; narrowed: number; entries: number };
+  identityCache: { hits: number; misses: number; masterHits: number; masterMisses: number; cleared: number; narrowed: number; entries: number; masterEntries: number };
 }
 
 export class Metrics {
@@ -124,6 +124,9 @@ export class Metrics {
     );
     counter('identity_cache_invalidations_total', '', (s) => s.identityCache.narrowed, { scope: 'keys' }, announced);
     gauge('identity_cache_entries', 'Child-key identities held by the identity cache', (s) => s.identityCache.entries);
+    counter('master_identity_cache_hits_total', 'Master-key authentications answered from the identity cache', (s) => s.identityCache.masterHits);
+    counter('master_identity_cache_misses_total', 'Master-key authentications that read Postgres (not cached, or too old)', (s) => s.identityCache.masterMisses);
+    gauge('master_identity_cache_entries', 'Master-key identities held by the identity cache', (s) => s.identityCache.masterEntries);
     counter('actor_worker_failures_total', 'Worker threads that died and were replaced', (s) => s.workerFailures);
     new Gauge({
       name: 'actor_mailbox_depth',

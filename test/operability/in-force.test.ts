@@ -1,13 +1,13 @@
 /**
  * A change is in force on the node that took it before that node answers, and
- * on another node within the stated bound (docs/operations-in-force.md), also
+ * on another node within the stated bound (docs/operability.md, "When a change is in force"), also
  * when the config channel's announcements never reach that node. Two nodes
  * share Postgres and Redis (each its own chDB); node B reaches Redis through a
  * proxy that swallows everything pushed to its subscriber connection, so B
  * hears no announcement at all. A bounded load loop posts to /logs on both
  * nodes throughout. Kinds of change: body logging, a retention override, a
- * suspended and a revoked key, a suspended master, alert thresholds, the
- * webhook configuration.
+ * suspended and a revoked key, a suspended master, a reset master key, a
+ * deleted master, alert thresholds, the webhook configuration.
  */
 import t from 'tap';
 import net from 'node:net';
@@ -216,6 +216,26 @@ for (const [label, change] of [
       t.equal(r.status, 200);
       t.equal((await who(taker, k.secret)).status, 401, 'refused on the taking node right after its answer');
       const took = await within(async () => (await who(other, k.secret)).status === 401, answered, IDENTITY_MS + SLACK_MS);
+      t.ok(took <= IDENTITY_MS + SLACK_MS, `refused on the other node ${took} ms after the answer`);
+    }
+  });
+}
+
+// A master key: its identity is cached on both nodes like a child key's (answered twice each before the change).
+for (const [label, change] of [
+  ['a reset master key', (svc: Node, k: Awaited<ReturnType<typeof keyOf>>) => admin(svc, 'POST', `/admin/masters/${k.masterId}/reset-key`)],
+  ['a deleted master', (svc: Node, k: Awaited<ReturnType<typeof keyOf>>) => admin(svc, 'DELETE', `/admin/masters/${k.masterId}`)],
+] as const) {
+  t.test(`${label}: its old key refused on the node that took it at once, on the other within the identity cache's age`, async (t) => {
+    const asMaster = (svc: Node, key: string) => svc.request('GET', '/v1/tokens', { token: key });
+    for (const [taker, other] of [[a, b], [b, a]] as const) {
+      const k = await keyOf(taker, `m${++tag}`);
+      for (const svc of [a, b, a, b]) if ((await asMaster(svc, k.masterKey)).status !== 200) throw new Error('master key not usable');
+      const r = await change(taker, k);
+      const answered = Date.now();
+      t.equal(r.status, 200);
+      t.equal((await asMaster(taker, k.masterKey)).status, 401, 'refused on the taking node right after its answer');
+      const took = await within(async () => (await asMaster(other, k.masterKey)).status === 401, answered, IDENTITY_MS + SLACK_MS);
       t.ok(took <= IDENTITY_MS + SLACK_MS, `refused on the other node ${took} ms after the answer`);
     }
   });

@@ -106,6 +106,56 @@ t.test('IdentityCache: fills, judges on every read, drops what a write touches',
   t.equal(off.lookup('a', now), undefined, 'SVC_IDENTITY_CACHE_MS=0: nothing kept');
 });
 
+t.test('IdentityCache: master keys are kept until their master changes, any tenancy announcement or their age', async (t) => {
+  const cache = new IdentityCache(1000, 2);
+  const now = 1_000_000;
+  const master = (id: number, status = 'active') => ({ id, name: `m${id}`, group: 'default', epoch: 1, status });
+  t.equal(cache.lookupMaster('m', now), undefined, 'empty');
+  cache.fillMaster('m', master(10), cache.generation, now);
+  t.equal(cache.lookupMaster('m', now + 999)?.id, 10, 'served within the age limit');
+  t.equal(cache.lookupMaster('m', now + 1000), undefined, 'too old: read again');
+  cache.fillMaster('m', master(10), cache.generation, now);
+  t.equal(cache.lookupMaster('m', now - 1), undefined, 'a clock that went back: read again');
+
+  // A read that raced a change of any master or token is not kept.
+  const before = cache.generation;
+  cache.storeWritten([{ op: 'hset', key: tenancyKeys.master(10), fields: { status: 'suspended' } }]);
+  cache.fillMaster('m', master(10), before, now);
+  t.equal(cache.lookupMaster('m', now), undefined, 'stale fill refused');
+
+  // A master's write drops that master's key (rotation, deletion, suspension all write its hash), not others'.
+  cache.fillMaster('m', master(10), cache.generation, now);
+  cache.fillMaster('n', master(11), cache.generation, now);
+  cache.storeWritten([{ op: 'hset', key: tenancyKeys.token('x'), fields: { status: 'suspended' } }]);
+  t.equal(cache.lookupMaster('m', now)?.id, 10, 'a token write leaves master keys');
+  cache.storeWritten([{ op: 'hset', key: tenancyKeys.master(10), fields: { epoch: '2' } }]);
+  t.equal(cache.lookupMaster('m', now), undefined, 'master 10 changed');
+  t.equal(cache.lookupMaster('n', now)?.id, 11, 'master 11 untouched');
+
+  // A quota change names keys and changes no master; every other tenancy announcement empties the cache.
+  cache.fillMaster('m', master(10), cache.generation, now);
+  cache.announced(JSON.stringify({ kind: 'quota', at: now, ids: [10, 11] }));
+  t.equal(cache.lookupMaster('m', now)?.id, 10, 'kept through a quota change');
+  for (const message of [JSON.stringify({ kind: 'masters', at: now, ids: [99] }), JSON.stringify({ kind: 'keys', at: now, ids: [1] }), 'not json']) {
+    cache.fillMaster('m', master(10), cache.generation, now);
+    cache.announced(message);
+    t.equal(cache.masterSize, 0, message);
+  }
+
+  // Bounded like the keys; hits and misses counted apart from theirs.
+  for (const h of ['a', 'b', 'c']) cache.fillMaster(h, master(12), cache.generation, now);
+  t.equal(cache.masterSize, 2);
+  t.equal(cache.lookupMaster('a', now), undefined, 'the oldest fill went first');
+  const { hits, masterHits, masterMisses } = cache.stats;
+  cache.lookupMaster('c', now);
+  cache.lookupMaster('zz', now);
+  t.same([cache.stats.masterHits - masterHits, cache.stats.masterMisses - masterMisses, cache.stats.hits - hits], [1, 1, 0]);
+
+  const off = new IdentityCache(0);
+  off.fillMaster('m', master(10), off.generation, now);
+  t.equal(off.lookupMaster('m', now), undefined, 'SVC_IDENTITY_CACHE_MS=0: nothing kept');
+});
+
 /** The identity cache's series of /metrics. */
 async function cacheMetrics(svc: TestService) {
   const text = (await svc.request('GET', '/metrics', { headers: { 'x-internal-token': internalToken } })).text;
@@ -183,6 +233,47 @@ t.test('whoami through the cache sees every change of this node at once', async 
   t.equal((await who()).status, 200, 'master unfrozen');
   t.equal((await admin('POST', `/admin/masters/${masterId}/keys/${keyId}/revoke`)).status, 200);
   t.equal((await who()).status, 401, 'revoked');
+});
+
+t.test('a master key through the cache: every change of this node in force at once, whoami always fresh', async (t) => {
+  const svc = await startTestService({ env: { SVC_IDENTITY_CACHE_MS: '600000' } });
+  t.teardown(() => svc.stop());
+  const { masterId, masterKey } = await keyOf(svc);
+  const tokens = (key: string) => svc.request('GET', '/v1/tokens', { token: key });
+  const whoMaster = (key: string) => svc.request('GET', '/auth/whoami', { token: key });
+  const admin = (method: string, path: string, body?: unknown) => svc.request(method, path, { token: adminToken, body });
+  const masterHits = async () => {
+    const text = (await svc.request('GET', '/metrics', { headers: { 'x-internal-token': internalToken } })).text;
+    return Number(/^master_identity_cache_hits_total (\d+)$/m.exec(text)?.[1]);
+  };
+
+  t.equal((await tokens(masterKey)).status, 200);
+  const hits = await masterHits();
+  t.equal((await tokens(masterKey)).json.total, 1, 'second request');
+  t.equal(await masterHits(), hits + 1, 'answered from the cache');
+
+  // The view changes without an identity change: whoami reads it afresh.
+  t.equal((await whoMaster(masterKey)).json.child_keys, 1);
+  t.equal((await svc.request('POST', '/v1/tokens', { token: masterKey, body: { name: 'two' } })).status, 201);
+  t.equal((await whoMaster(masterKey)).json.child_keys, 2, 'whoami counts the key issued since');
+
+  t.equal((await admin('PUT', `/admin/masters/${masterId}`, { name: 'renamed' })).status, 200);
+  t.equal((await whoMaster(masterKey)).json.name, 'renamed', 'update');
+
+  t.equal((await admin('POST', `/admin/masters/${masterId}/freeze`)).status, 200);
+  t.equal((await whoMaster(masterKey)).status, 403, 'frozen');
+  t.equal((await admin('POST', `/admin/masters/${masterId}/unfreeze`)).status, 200);
+  t.equal((await whoMaster(masterKey)).status, 200, 'unfrozen');
+
+  t.equal((await tokens(masterKey)).status, 200);
+  const reset = await admin('POST', `/admin/masters/${masterId}/reset-key`);
+  t.equal(reset.status, 200);
+  t.equal((await tokens(masterKey)).status, 401, 'the old key is refused right after the reset');
+  const fresh = reset.json.master_key as string;
+  t.equal((await tokens(fresh)).status, 200, 'the new key is accepted');
+  t.equal((await tokens(fresh)).status, 200);
+  t.equal((await admin('DELETE', `/admin/masters/${masterId}`)).status, 200);
+  t.equal((await tokens(fresh)).status, 401, 'deleted: refused right after the answer');
 });
 
 /** A service with the identity cache on, and a store client standing for another node; null (and a pass) without a shared Redis. */

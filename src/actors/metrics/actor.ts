@@ -29,7 +29,7 @@ export function metricsActor(metrics: Metrics, system: ActorSystem, identityCach
       mailboxes,
       health,
       workerFailures: system.workerFailures,
-      identityCache: { ...identityCache.stats, entries: identityCache.size },
+      identityCache: { ...identityCache.stats, entries: identityCache.size, masterEntries: identityCache.masterSize },
     };
   };
   return {

@@ -1,9 +1,13 @@
 /**
- * Child-key identities as last read from the shared store, on the HTTP thread,
- * so that a key presented again is answered without two store reads and an
- * actor round trip. It stays exact because an entry holds the state the key is
- * judged by (checked again on every read, so expiry needs no event) and is
- * dropped whenever the store may have changed under it:
+ * Child-key identities as last read from the shared store, and master-key
+ * identities as last read from Postgres, on the HTTP thread, so that a token
+ * presented again is answered without store or database reads and an actor
+ * round trip. It stays exact because a key's entry holds the state the key is
+ * judged by (checked again on every read, so expiry needs no event) and every
+ * entry is dropped whenever the store may have changed under it (a master's
+ * name, group, epoch, status and key digest change only with its
+ * `tenancy:master:` hash, and the answer to such a change waits for this
+ * node's drop even when the store is down):
  * - this node's writes: the outbox relay (the store's only writer) reports each
  *   batch of operations, and the entries of the tokens and masters they touch
  *   are dropped as the write starts and again when it ends;
@@ -17,11 +21,31 @@
  */
 import type { StoreOp } from '../../storage/redis/store.js';
 import { keyUsable, type KeyState } from './metadata.js';
-import type { KeyIdentity } from './views.js';
+import type { KeyIdentity, MasterView } from './views.js';
 
 interface Entry {
   identity: KeyIdentity;
   state: KeyState;
+  filledAt: number;
+}
+
+/** What a master key resolves to; only fields that change with the master's store hash. */
+export interface MasterIdentity {
+  id: number;
+  name: string;
+  group: string;
+  epoch: number;
+  status: string;
+}
+
+/** The masters actor's answer to a master key: the identity the cache keeps, and the view whoami shows. */
+export interface MasterLookup {
+  identity: MasterIdentity;
+  view: MasterView;
+}
+
+interface MasterEntry {
+  identity: MasterIdentity;
   filledAt: number;
 }
 
@@ -36,6 +60,8 @@ const masterPrefix = 'tenancy:master:';
 export interface IdentityCacheStats {
   hits: number;
   misses: number;
+  masterHits: number;
+  masterMisses: number;
   /** Announcements that emptied the cache. */
   cleared: number;
   /** Announcements that dropped only the keys they named. */
@@ -46,8 +72,10 @@ export class IdentityCache {
   private readonly entries = new Map<string, Entry>();
   /** Key id -> token hash of every entry, for announcements that name keys by id. */
   private readonly byKeyId = new Map<number, string>();
+  /** Master-key token hash -> identity. */
+  private readonly masters = new Map<string, MasterEntry>();
   private generationValue = 0;
-  readonly stats: IdentityCacheStats = { hits: 0, misses: 0, cleared: 0, narrowed: 0 };
+  readonly stats: IdentityCacheStats = { hits: 0, misses: 0, masterHits: 0, masterMisses: 0, cleared: 0, narrowed: 0 };
 
   constructor(
     /** How long an entry may be served without an announced change; 0 disables the cache. */
@@ -61,6 +89,10 @@ export class IdentityCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  get masterSize(): number {
+    return this.masters.size;
   }
 
   /** Taken before a store read; hand it back to fill(). */
@@ -97,6 +129,27 @@ export class IdentityCache {
     this.byKeyId.set(identity.id, tokenHash);
   }
 
+  /** The cached identity of a master key, undefined when not cached (or too old). */
+  lookupMaster(tokenHash: string, now: number): MasterIdentity | undefined {
+    const entry = this.masters.get(tokenHash);
+    if (entry && now - entry.filledAt < this.ttlMs && now >= entry.filledAt) {
+      this.stats.masterHits++;
+      return entry.identity;
+    }
+    if (entry) this.masters.delete(tokenHash);
+    this.stats.masterMisses++;
+    return undefined;
+  }
+
+  /** Keeps what a database read found, unless a change may have landed since the read began. */
+  fillMaster(tokenHash: string, identity: MasterIdentity, generation: number, now: number): void {
+    if (!this.enabled || generation !== this.generationValue) return;
+    if (this.masters.size >= this.maxEntries && !this.masters.has(tokenHash)) {
+      this.masters.delete(this.masters.keys().next().value as string);
+    }
+    this.masters.set(tokenHash, { identity, filledAt: now });
+  }
+
   private drop(tokenHash: string): void {
     const entry = this.entries.get(tokenHash);
     if (!entry) return;
@@ -118,14 +171,17 @@ export class IdentityCache {
         touched = true;
       }
     }
-    if (masters) for (const [hash, e] of this.entries) if (masters.has(e.identity.master_id)) this.drop(hash);
+    if (masters) {
+      for (const [hash, e] of this.entries) if (masters.has(e.identity.master_id)) this.drop(hash);
+      for (const [hash, e] of this.masters) if (masters.has(e.identity.id)) this.masters.delete(hash);
+    }
     if (touched) this.generationValue++;
   }
 
   /**
    * A message of the config channel. A tenancy change from any node empties the
    * cache, but a quota change names the keys it wrote (by id), and only those
-   * are dropped: the data plane's stats flushes must not cost every whoami its
+   * are dropped (it changes no master's identity): the data plane's stats flushes must not cost every whoami its
    * cache. Anything unreadable is taken for the worst.
    */
   announced(message: string): void {
@@ -154,6 +210,7 @@ export class IdentityCache {
   clear(): void {
     this.entries.clear();
     this.byKeyId.clear();
+    this.masters.clear();
     this.generationValue++;
   }
 }

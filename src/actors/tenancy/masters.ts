@@ -19,6 +19,7 @@ import { newSecret } from './tokens.js';
 import { snapshotTenancy } from './snapshot.js';
 import { namespaces } from './validate.js';
 import { keyView, masterView } from './views.js';
+import type { MasterLookup } from './identity-cache.js';
 import type { CommonQueryMethods } from 'slonik';
 
 
@@ -120,10 +121,10 @@ export default defineActor({
     snapshot: (_: unknown, ctx) => snapshotTenancy(ctx),
 
     /** Master-key authentication by digest; deleted and legacy (digest-less) masters never match. */
-    authenticate: async ({ tokenHash }: { tokenHash: string }, ctx) => {
+    authenticate: async ({ tokenHash }: { tokenHash: string }, ctx): Promise<MasterLookup | null> => {
       const m = await masterByDigest(ctx.db, tokenHash);
       if (!m) return null;
-      return { type: 'master', id: m.id, name: m.name, group: m.group, epoch: m.epoch, status: m.status, view: masterView(m) };
+      return { identity: { id: m.id, name: m.name, group: m.group, epoch: m.epoch, status: m.status }, view: masterView(m) };
     },
   },
 });
