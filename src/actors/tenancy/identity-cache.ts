@@ -110,7 +110,7 @@ export class IdentityCache {
       this.stats.misses++;
       return undefined;
     }
-    if (now - entry.filledAt >= this.ttlMs || now < entry.filledAt) {
+    if (!this.fresh(entry.filledAt, now)) {
       this.drop(tokenHash);
       this.stats.misses++;
       return undefined;
@@ -121,10 +121,8 @@ export class IdentityCache {
 
   /** Keeps what a store read found, unless a change may have landed since the read began. */
   fill(tokenHash: string, identity: KeyIdentity, state: KeyState, generation: number, now: number): void {
-    if (!this.enabled || generation !== this.generationValue) return;
-    if (this.entries.size >= this.maxEntries && !this.entries.has(tokenHash)) {
-      this.drop(this.entries.keys().next().value as string); // the oldest fill
-    }
+    if (!this.keeps(generation)) return;
+    if (this.full(this.entries, tokenHash)) this.drop(this.entries.keys().next().value as string); // the oldest fill
     this.entries.set(tokenHash, { identity, state, filledAt: now });
     this.byKeyId.set(identity.id, tokenHash);
   }
@@ -132,7 +130,7 @@ export class IdentityCache {
   /** The cached identity of a master key, undefined when not cached (or too old). */
   lookupMaster(tokenHash: string, now: number): MasterIdentity | undefined {
     const entry = this.masters.get(tokenHash);
-    if (entry && now - entry.filledAt < this.ttlMs && now >= entry.filledAt) {
+    if (entry && this.fresh(entry.filledAt, now)) {
       this.stats.masterHits++;
       return entry.identity;
     }
@@ -143,11 +141,24 @@ export class IdentityCache {
 
   /** Keeps what a database read found, unless a change may have landed since the read began. */
   fillMaster(tokenHash: string, identity: MasterIdentity, generation: number, now: number): void {
-    if (!this.enabled || generation !== this.generationValue) return;
-    if (this.masters.size >= this.maxEntries && !this.masters.has(tokenHash)) {
-      this.masters.delete(this.masters.keys().next().value as string);
-    }
+    if (!this.keeps(generation)) return;
+    if (this.full(this.masters, tokenHash)) this.masters.delete(this.masters.keys().next().value as string);
     this.masters.set(tokenHash, { identity, filledAt: now });
+  }
+
+  /** Served only while younger than the age limit (and not from a clock that went back). */
+  private fresh(filledAt: number, now: number): boolean {
+    return now - filledAt < this.ttlMs && now >= filledAt;
+  }
+
+  /** A fill is kept only with the cache on and no drop since its read began. */
+  private keeps(generation: number): boolean {
+    return this.enabled && generation === this.generationValue;
+  }
+
+  /** A new entry would pass the bound: the oldest fill makes room. */
+  private full(map: Map<string, unknown>, tokenHash: string): boolean {
+    return map.size >= this.maxEntries && !map.has(tokenHash);
   }
 
   private drop(tokenHash: string): void {
@@ -181,8 +192,9 @@ export class IdentityCache {
   /**
    * A message of the config channel. A tenancy change from any node empties the
    * cache, but a quota change names the keys it wrote (by id), and only those
-   * are dropped (it changes no master's identity): the data plane's stats flushes must not cost every whoami its
-   * cache. Anything unreadable is taken for the worst.
+   * are dropped (it changes no master's identity): the data plane's stats
+   * flushes must not cost every whoami its cache. Anything unreadable is taken
+   * for the worst.
    */
   announced(message: string): void {
     let change: { kind?: unknown; ids?: unknown } | undefined;
