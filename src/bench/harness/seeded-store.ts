@@ -44,8 +44,11 @@ export function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
 }
 
-/** Bumped when the seed itself changes (not the schema), so that a store seeded the old way is not reused. 2: `logs` merged too. */
-const SEED_VERSION = 's2';
+/**
+ * Bumped when the seed itself changes (not the schema), so that a store seeded the old way is not reused.
+ * 2: `logs` merged too. 3: replaced parts deleted while seeding (its disk figure no longer counts them).
+ */
+const SEED_VERSION = 's3';
 
 const seedRoot = (): string => process.env.BENCH_SEED_DIR || join(process.env.BENCH_DATA_DIR || tmpdir(), 'seeded');
 

@@ -37,6 +37,7 @@ import { fmt, printTable } from '../harness/table.js';
 import { coldLoad, percentile, seededRandom, type ColdRequest, type TimedAnswer } from '../harness/cold-load.js';
 import { copyOfStore, seededStore, type SeededStore } from '../harness/seeded-store.js';
 import { countingReader } from '../harness/read-rows.js';
+import type { ClickHouse } from '../../storage/clickhouse/client.js';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import { ROLLUPS } from '../../storage/clickhouse/rollups.js';
@@ -68,10 +69,47 @@ SELECT number + 1, m * 25 + ${h(2)} % 25, m, concat('g', toString(m % 4)),
 FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers(${rows}))`;
 }
 
+/**
+ * While seeding, a part a merge replaced is deleted at once (ClickHouse keeps it 8 minutes by default, and
+ * checks about once a minute): at 20M rows the seeded store took 316 MB per million rows counting replaced
+ * parts, and a 200M seed would have needed ~63 GB of free disk on the way. Reset once seeded, so the store
+ * serves the scenarios with the schema's own settings.
+ */
+const SEED_CLEANUP = { old_parts_lifetime: 0, cleanup_delay_period: 1, cleanup_delay_period_random_add: 0 };
+const INACTIVE_PARTS_WAIT_MS = 120_000;
+
+async function mergeTreeTables(ch: ClickHouse): Promise<string[]> {
+  const rows = await ch.query<{ name: string }>(
+    `SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' ORDER BY name`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Deletes the parts OPTIMIZE replaced, waiting (bounded) until none is left on disk. Reattaching a table makes
+ * ClickHouse look at its parts at once: left alone, an idle table's cleanup backs off, and 1M rows' replaced
+ * parts were still there two minutes after the last OPTIMIZE.
+ */
+async function dropReplacedParts(ch: ClickHouse, tables: string[]): Promise<void> {
+  for (const table of tables) {
+    await ch.command(`DETACH TABLE ${table}`);
+    await ch.command(`ATTACH TABLE ${table}`);
+  }
+  const deadline = Date.now() + INACTIVE_PARTS_WAIT_MS;
+  for (;;) {
+    const [{ n }] = await ch.query<{ n: number }>(`SELECT count() AS n FROM system.parts WHERE database = currentDatabase() AND NOT active`);
+    if (Number(n) === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 export async function seed(dataDir: string, rows: number, endSec: number): Promise<{ insertS: number; optimizeS: number }> {
   const ch = await openClickHouse({ dataDir });
   try {
     await migrateClickHouse(ch, repoPath('sql/clickhouse'));
+    const tables = await mergeTreeTables(ch);
+    const cleanup = Object.entries(SEED_CLEANUP).map(([k, v]) => `${k} = ${v}`).join(', ');
+    for (const table of tables) await ch.command(`ALTER TABLE ${table} MODIFY SETTING ${cleanup}`);
     let t = performance.now();
     await ch.command(seedSql(rows, endSec));
     const insertS = (performance.now() - t) / 1000;
@@ -79,6 +117,8 @@ export async function seed(dataDir: string, rows: number, endSec: number): Promi
     // A history's parts are merged, the raw table's too: left unmerged, the service would spend the first minutes
     // of any scenario merging 20M rows (seen in ingest-history: MergeMutate at 0.2-0.4 cores).
     for (const table of new Set(['logs', ...ROLLUPS.map((r) => r.table)])) await ch.command(`OPTIMIZE TABLE ${table} FINAL`);
+    await dropReplacedParts(ch, tables);
+    for (const table of tables) await ch.command(`ALTER TABLE ${table} RESET SETTING ${Object.keys(SEED_CLEANUP).join(', ')}`);
     return { insertS, optimizeS: (performance.now() - t) / 1000 };
   } finally {
     await ch.close();
