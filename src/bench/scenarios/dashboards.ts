@@ -29,6 +29,7 @@
  * (target <= 1.5), and per size one entry of `rounds`. Targets: p99 < 100 ms.
  */
 import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { bearer, call } from '../harness/http.js';
 import { repoPath } from '../harness/paths.js';
 import { okResult, target, type ScenarioResult, type Target } from '../harness/results.js';
@@ -66,7 +67,9 @@ SELECT number + 1, m * 25 + ${h(2)} % 25, m, concat('g', toString(m % 4)),
   if(${h(8)} % 200 = 0, toDecimal128(0, 12), toDecimal128(${h(6)} % 2000 * 3 + ${h(7)} % 800 * 15, 12) / 1000000),
   ${h(8)} % 200 = 0,
   fromUnixTimestamp64Milli(toInt64(${(endSec - span) * 1000} + intDiv(number * ${span * 1000}, ${rows}))) AS ts, ts
-FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers(${rows}))`;
+FROM (SELECT number, 1 + ${h(1)} % 200 AS m FROM numbers_mt(${rows}))
+-- A stream a core, the rollups' views side by side: on 2 cores 4M rows in 49 s rather than 95 s (2026-12-06, schema 020).
+SETTINGS max_insert_threads = ${availableParallelism()}, parallel_view_processing = 1`;
 }
 
 /**
