@@ -55,6 +55,7 @@ export const settingSpecs = {
   logMemoryBytes: { env: 'SVC_LOG_MEMORY_BYTES', key: 'logs.memory_bytes', type: 'int', default: 67108864, min: 1024, description: 'pending log bytes held in memory before batches spill to the disk spool' },
   retentionIntervalMs: { env: 'SVC_RETENTION_INTERVAL_MS', key: 'logs.retention_interval_ms', type: 'int', default: 3600000, min: 1000, description: 'how often log retention (days and max records) is enforced' },
   auditRetentionDays: { env: 'SVC_AUDIT_RETENTION_DAYS', key: 'audit.retention_days', type: 'int', default: 365, min: 1, description: 'days the audit trail is kept' },
+  logShutdownInsertMs: { env: 'SVC_LOG_SHUTDOWN_INSERT_MS', key: 'logs.shutdown_insert_ms', type: 'int', default: 5000, min: 0, description: 'at shutdown, how long the log writer goes on inserting its backlog before it leaves the rest in the disk spool for the next start (keep it under the grace period before a kill)' },
   logSpoolBytes: { env: 'SVC_LOG_SPOOL_BYTES', key: 'logs.spool_bytes', type: 'int', default: 1073741824, min: 1024, description: 'disk spool bound; past it POST /logs answers 503' },
   statsCacheEntries: { env: 'SVC_STATS_CACHE_ENTRIES', key: 'stats.cache_entries', type: 'int', default: 1000, min: 0, description: 'statistics answers kept until the logs they cover change (0: off)' },
   statsCacheMaxAgeMs: { env: 'SVC_STATS_CACHE_MAX_AGE_MS', key: 'stats.cache_max_age_ms', type: 'int', default: 300000, min: 0, description: 'longest a cached statistics answer is reused even when no log change was announced' },

@@ -106,6 +106,24 @@ t.test('shutdown while ClickHouse is down spools everything; the next start repl
   t.ok(listed.json.total >= 25);
 });
 
+for (const ack of ['durable', 'memory']) {
+  t.test(`shutdown (${ack}) stops inserting after SVC_LOG_SHUTDOWN_INSERT_MS and spools the rest; the next start stores it`, async (t) => {
+    const { dataDir, databaseUrl } = await lastingStores(t, 'cp-stop-');
+    // A budget of 0: the batch sealed at shutdown is not inserted (with the default 5 s it would be, and the spool stay empty).
+    const env = { SVC_LOG_ACK: ack, SVC_LOG_FLUSH_MS: '60000', SVC_LOG_SHUTDOWN_INSERT_MS: '0' };
+    const first = await startTestService({ dataDir, databaseUrl, keepData: true, env });
+    for (let i = 0; i < 25; i++) t.equal((await first.request('POST', '/logs', { body: record(i) })).status, 202);
+    await first.stop();
+    const files = readdirSync(join(dataDir, 'log-spool'));
+    t.ok(files.length > 0, `left in the spool (${files.join(', ')})`);
+    const second = await startTestService({ dataDir, databaseUrl, keepData: true });
+    t.teardown(() => second.stop());
+    await second.service.system.ask('logs', 'flush');
+    t.same(await ids(second.service.context.clickhouse), Array.from({ length: 25 }, (_, i) => i), 'stored by the next start, once');
+    t.same(readdirSync(join(dataDir, 'log-spool')), [], 'the spool is empty again');
+  });
+}
+
 const shared = (await redisAvailable()) ? false : 'needs Redis: the in-process store ends with the process';
 t.test('records stored at shutdown raise their generation in the shared store: it closes after the actors', { skip: shared }, async (t) => {
   const svc = await startTestService({ env: { SVC_LOG_FLUSH_MS: '60000' } });

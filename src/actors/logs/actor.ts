@@ -309,6 +309,7 @@ export function logsActor(options: LogsOptions = {}): LogsActor {
           flushMs: ctx.config.logFlushMs,
           memoryBytes: ctx.config.logMemoryBytes,
           spoolBytes: ctx.config.logSpoolBytes,
+          stopInsertMs: ctx.config.logShutdownInsertMs,
           spoolDir: join(ctx.config.dataDir, 'log-spool'),
           walDir: join(ctx.config.dataDir, 'log-wal'),
           ack: ctx.config.logAck,

@@ -55,6 +55,12 @@ export interface WriterOptions {
    * rollups). A rejection is retried with the backoff; after 5 the writer logs an error and goes on without it.
    */
   afterRecovery?: () => Promise<void>;
+  /**
+   * At shutdown, how long (ms) the writer goes on inserting its backlog before it leaves the rest in the disk spool
+   * for the next start (default 5000): a backlog past the store's rate can be a spool of millions of records, and
+   * a shutdown that outlasts the orchestrator's grace period is a kill.
+   */
+  stopInsertMs?: number;
   /** With `maxPartitions`: a batch is cut so that no insert spans more partitions. */
   partitionOf?: PartitionOf;
   maxPartitions?: number;
@@ -95,6 +101,7 @@ export interface ReplayResult {
 }
 
 const maxBackoffMs = 5000;
+const defaultStopInsertMs = 5000;
 /** Tries of afterRecovery before the writer goes on without it (with the backoff: about 3 s). */
 const maxRecoveryTries = 5;
 
@@ -116,6 +123,8 @@ export class TableWriter {
   private recoveryFailures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Past this (performance.now()), a stopping writer inserts no further batch. */
+  private stopDeadline = Infinity;
   private readonly replaying = new Map<string, Promise<ReplayResult | null>>();
   /** Told after rows are in ClickHouse, with the masters they held (null: not known). */
   onStored?: (masters: ReadonlySet<number> | null) => void;
@@ -232,15 +241,20 @@ export class TableWriter {
       clearTimeout(this.retryTimer);
       this.retrying = false;
     }
-    while ((this.backlog.busy || this.recovering) && !this.retrying) {
+    while ((this.backlog.busy || this.recovering) && !this.retrying && !this.stopped) {
       this.kick();
       await this.pumping;
       await this.backlog.drained();
     }
   }
 
-  /** Writes or spools everything; after it resolves nothing accepted is only in memory. */
+  /**
+   * Writes for up to `stopInsertMs`, then spools the rest; after it resolves nothing accepted is only in memory,
+   * and what was not inserted is in the spool, which the next start replays.
+   */
   async stop(): Promise<void> {
+    // Before the seal: sealing hands the last batch over, and that starts a pass.
+    this.stopDeadline = performance.now() + (this.opts.stopInsertMs ?? defaultStopInsertMs);
     this.batcher.seal();
     this.batcher.stop();
     this.stopped = true;
@@ -305,6 +319,7 @@ export class TableWriter {
 
   private async pumpBatches(): Promise<void> {
     for (;;) {
+      if (performance.now() >= this.stopDeadline) return; // shutting down: the rest waits in the spool
       if (this.recovering && !this.backlog.holdsRecovered) {
         // Every batch read back is in: nothing new is inserted before the recovery's own check ran.
         try {
