@@ -42,7 +42,12 @@ t.before(async () => {
   const r = await svc.request('POST', '/admin/masters', { ...admin, body: { name: 'spender', group: 'default', budget: 1, budget_period: 'daily' } });
   if (r.status !== 201) throw new Error(`create master: ${r.status} ${r.text}`);
   tenant = r.json;
-  const at = new Date((Math.floor(Date.now() / 1000) - 600) * 1000).toISOString();
+  // The figures are today's (UTC): a run that would cross midnight before its checks waits for it (at most 3
+  // minutes), and the records, 10 minutes old, are never stamped before the day began.
+  const toMidnightMs = 86_400_000 - (Date.now() % 86_400_000);
+  if (toMidnightMs < 180_000) await new Promise((resolve) => setTimeout(resolve, toMidnightMs + 1000));
+  const nowS = Math.floor(Date.now() / 1000);
+  const at = new Date(Math.max(nowS - 600, nowS - (nowS % 86_400)) * 1000).toISOString();
   const record = (model: string) => ({ master_id: tenant.id, key_id: 1, model, group: 'default', status_code: 200, latency_ms: 120, tokens_in: 1000, tokens_out: 500, createdAt: at });
   const body = [...Array.from({ length: pricedRecords }, () => record(priced.name)), ...Array.from({ length: unpricedRecords }, () => record('model-without-price'))];
   const ingest = await svc.request('POST', '/logs', { body });
