@@ -1,6 +1,6 @@
 /**
  * What the rollups' latency quantile state costs `/v1/stats` as the log count grows, and how close each kind of
- * state comes to the exact percentiles: the figures behind docs/analytics.md, "Latency quantile states".
+ * state comes to the exact percentiles: the figures behind docs/analytics.md, "The latency states as the log count grows".
  *
  * For each size in BENCH_QUANTILE_SIZES (default "20000000,200000000"), on a hard-linked copy of the dashboards
  * bench's seeded store (harness/seeded-store.ts; made if missing), it builds `logs_daily`'s grain (master, day,
@@ -17,7 +17,7 @@ import { median } from './harness/rounds.js';
 import { printTable } from './harness/table.js';
 
 const LEVELS = '0.5, 0.95, 0.99';
-/** Each candidate: its state function (for -State and -Merge) and how its answer lists the three levels. */
+/** Each candidate and its aggregate function (the rollup stores its -State, a read takes its -Merge); null: sums only. */
 const STATES = [
   { name: 'quantiles (reservoir, current)', fn: `quantiles(${LEVELS})` },
   { name: 'quantilesTDigest', fn: `quantilesTDigest(${LEVELS})` },
@@ -26,6 +26,8 @@ const STATES = [
 ] as const;
 const ROUNDS = Number(process.env.BENCH_QUANTILE_ROUNDS ?? 40);
 const DAY = 86_400;
+/** `quantiles(…)` with a combinator: `quantilesState(…)`, `quantilesMerge(…)`. */
+const combined = (fn: string, combinator: 'State' | 'Merge'): string => fn.replace('(', `${combinator}(`);
 
 const sizes = (process.env.BENCH_QUANTILE_SIZES ?? '20000000,200000000').split(',').map(Number);
 for (const rows of sizes) {
@@ -52,7 +54,7 @@ for (const rows of sizes) {
         );
         await ch.command(
           `INSERT INTO ${table} SELECT toStartOfDay(created_at) AS day, master_id, model, \`group\`, status_code, count(),
-             ${s.fn.replace('(', 'State(')}(latency_ms) FROM logs GROUP BY day, master_id, model, \`group\`, status_code
+             ${combined(s.fn, 'State')}(latency_ms) FROM logs GROUP BY day, master_id, model, \`group\`, status_code
            SETTINGS max_bytes_before_external_group_by = 4000000000`,
         );
         await ch.command(`OPTIMIZE TABLE ${table} FINAL`);
@@ -65,7 +67,7 @@ for (const rows of sizes) {
       const read = (i: number, master: number): string => {
         const s = STATES[i]!;
         const from = s.fn ? tables[i] : tables[0];
-        const agg = s.fn ? `${s.fn.replace('(', 'Merge(')}(q)` : 'sum(requests)';
+        const agg = s.fn ? `${combined(s.fn, 'Merge')}(q)` : 'sum(requests)';
         return `SELECT model, day, sum(requests) AS n, ${agg} AS qs FROM ${from}
                 WHERE master_id = ${master} AND day >= toDateTime(${since}, 'UTC') AND day < toDateTime(${until}, 'UTC')
                 GROUP BY GROUPING SETS ((model), (day)) SETTINGS use_query_cache = 0`;
@@ -80,7 +82,7 @@ for (const rows of sizes) {
           ms[i]!.push(performance.now() - t);
         }
       }
-      // Relative error of each state's levels against the exact ones over a master's 30 days of raw rows.
+      // Relative error of each state's levels against the exact ones over a master's 29 days of raw rows.
       const worst = STATES.map(() => 0);
       for (const master of [3, 57, 111, 160, 199]) {
         const [exact] = await ch.query<{ qs: number[] }>(
@@ -90,7 +92,7 @@ for (const rows of sizes) {
         for (const [i, s] of STATES.entries()) {
           if (!s.fn) continue;
           const [got] = await ch.query<{ qs: number[] }>(
-            `SELECT ${s.fn.replace('(', 'Merge(')}(q) AS qs FROM ${tables[i]}
+            `SELECT ${combined(s.fn, 'Merge')}(q) AS qs FROM ${tables[i]}
              WHERE master_id = ${master} AND day >= toDateTime(${since}, 'UTC') AND day < toDateTime(${until}, 'UTC')`,
           );
           exact!.qs.forEach((e, l) => (worst[i] = Math.max(worst[i]!, Math.abs(got!.qs[l]! - e) / e)));
