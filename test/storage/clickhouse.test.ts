@@ -11,6 +11,7 @@ import { sortedByMaster } from '../../src/storage/clickhouse/log-counts.js';
 import {
   backfillSql,
   deleteSliceSql,
+  latencyFunction,
   rebuildRollupsSql,
   rollupColumns,
   ROLLUP_METRICS,
@@ -80,14 +81,14 @@ async function rollupVsRaw(r: Rollup) {
   const rolled = await ch.query(
     `SELECT ${keys.join(', ')}, sum(requests) AS requests, sum(errors) AS errors, sum(error_records) AS error_records, sum(tokens_in) AS tin,
        sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_sum) AS lat,
-       quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS q
+       ${latencyFunction('Merge')}(latency_q) AS q
      FROM ${r.table}${rowsOf(r) ? ` WHERE ${rowsOf(r)}` : ''} GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
   );
   const raw = await ch.query(
     `SELECT ${rawKeys.join(', ')}, count() AS requests, countIf(status_code >= 400) AS errors,
        countIf(status_code >= 400 OR error_message != '') AS error_records, sum(tokens_in) AS tin,
        sum(tokens_out) AS tout, toString(sum(cost)) AS cost, sum(unpriced) AS unp, sum(latency_ms) AS lat,
-       quantiles(0.5, 0.95, 0.99)(latency_ms) AS q
+       ${latencyFunction('')}(latency_ms) AS q
      FROM logs GROUP BY ${keys.join(', ')} ORDER BY ${order}`,
   );
   return { rolled, raw };

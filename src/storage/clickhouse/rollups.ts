@@ -44,6 +44,23 @@ export interface Rollup {
   metrics?: readonly string[];
 }
 
+/** An aggregate function of the `quantiles` family and its parameters, for the latency percentiles. */
+export interface LatencyState {
+  fn: string;
+  params: string;
+}
+
+/**
+ * The latency state every rollup keeps, read as p50, p95 and p99: ClickHouse's `quantiles`, a reservoir of up to
+ * 8,192 samples (exact and interpolated below that). Why not another state (a t-digest, a DDSketch), with the
+ * figures of each: docs/analytics.md, "The latency states as the log count grows".
+ */
+export const LATENCY_STATE: LatencyState = { fn: 'quantiles', params: '0.5, 0.95, 0.99' };
+
+/** A latency function with a combinator: `latencyFunction('Merge')` is `quantilesMerge(0.5, 0.95, 0.99)`. */
+export const latencyFunction = (combinator: '' | 'State' | 'Merge' | 'MergeState', state: LatencyState = LATENCY_STATE): string =>
+  `${state.fn}${combinator}(${state.params})`;
+
 const same = (x: string) => x;
 /** `group` is a keyword, so the raw column needs quoting wherever it appears. */
 const ident = (c: string) => (c === 'group' ? '`group`' : c);
@@ -126,7 +143,7 @@ export const ROLLUPS: readonly Rollup[] = [
 export const ERROR_RECORD = "(status_code >= 400 OR error_message != '')";
 
 /**
- * Aggregates every rollup stores; read them back with sum() and quantilesMerge(0.5, 0.95, 0.99).
+ * Aggregates every rollup stores; read them back with sum() and latencyFunction('Merge').
  * Some aliases equal raw column names and shadow them, so no other expression may use those columns.
  * `errors` (status >= 400) is what the statistics count; `error_records` what errors only lists (015).
  */
@@ -139,7 +156,7 @@ const METRICS = [
   ['cost', 'sum(cost)'],
   ['unpriced', 'sum(unpriced)'],
   ['latency_sum', 'sum(latency_ms)'],
-  ['latency_q', 'quantilesState(0.5, 0.95, 0.99)(latency_ms)'],
+  ['latency_q', `${latencyFunction('State')}(latency_ms)`],
 ] as const;
 
 export const ROLLUP_METRICS: readonly string[] = METRICS.map(([name]) => name);
@@ -201,7 +218,7 @@ export function rollupSelectFrom(r: Rollup, source: Rollup | null, where?: strin
   const bucket = !source ? r.bucket.expr : grainOf(source) === grainOf(r) ? source.bucket.column : r.bucket.expr.replaceAll('created_at', source.bucket.column);
   const keys = [...(r.grain === undefined ? [] : [`${r.grain} AS grain`]), aliased(bucket, r.bucket.column), ...dimKeys(r, source)];
   const metrics = source
-    ? metricsOf(r).map(([name]) => (name === 'latency_q' ? `quantilesMergeState(0.5, 0.95, 0.99)(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
+    ? metricsOf(r).map(([name]) => (name === 'latency_q' ? `${latencyFunction('MergeState')}(latency_q) AS latency_q` : `sum(${name}) AS ${name}`))
     : rawMetrics(r);
   // A source sharing its table with other grains is narrowed in a subquery: this SELECT's aliases (`grain`, `t`)
   // would shadow its columns in a WHERE beside them.

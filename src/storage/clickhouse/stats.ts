@@ -21,7 +21,7 @@
  * back exact (Decimal(38, 12) as 10^-12 units; decimal.ts).
  */
 import type { ClickHouseReader as Reader, QueryParams } from './client.js';
-import { rawAggregates } from './rollups.js';
+import { latencyFunction, rawAggregates } from './rollups.js';
 import { parseMoney } from './decimal.js';
 import { derived } from './derived.js';
 import { cutRange, DAY, HOUR, MINUTE, joinAdjacent, pieceBounds, secondsLiteral, timeParam, type CutLevel, type RangePiece } from './range-cut.js';
@@ -63,7 +63,7 @@ export interface StatsRow {
   /** Records that had no price (their cost is 0). */
   unpriced: number;
   latency_sum: number;
-  /** p50, p95, p99 in ms; null when not asked for or when there were no requests. */
+  /** p50, p95, p99 in ms (LATENCY_STATE); null when not asked for or when there were no requests. */
   quantiles: [number, number, number] | null;
 }
 
@@ -288,7 +288,7 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
     'toString(sum(cost)) AS n_cost',
     'sum(unpriced) AS n_unp',
     'sum(latency_sum) AS n_lat',
-    ...(withQ ? ['quantilesMerge(0.5, 0.95, 0.99)(latency_q) AS qs'] : []),
+    ...(withQ ? [`${latencyFunction('Merge')}(latency_q) AS qs`] : []),
   ];
   const groupBy =
     q.sets.length > 1 ? `GROUPING SETS (${q.sets.map((g) => `(${keyOf(g).join(', ')})`).join(', ')})` : keyOf(q.sets[0]!).join(', ');
