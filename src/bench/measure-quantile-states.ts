@@ -7,27 +7,30 @@
  * model, group, status code) once more per candidate state from the raw logs, then times `/v1/stats`'s whole-day
  * read (one master, 29 whole days, by model and by day in one pass) on each, a different master each round, the
  * candidates interleaved, one query at a time. Then, for a few masters, it compares each state's p50/p95/p99
- * with the exact ones over the raw rows. Timings: run it on a quiet machine and compare within one run.
+ * with the exact ones over the raw rows. Last, the write side: one day of logs written as the small minute states
+ * the views write on every insert, once per candidate, beside the same write without a state.
+ * Timings: run it on a quiet machine and compare within one run.
  * Usage: node dist/src/bench/measure-quantile-states.js
  */
 import { rmSync } from 'node:fs';
 import { openClickHouse } from '../storage/clickhouse/open.js';
+import { LATENCY_STATE, latencyFunction, type LatencyState } from '../storage/clickhouse/rollups.js';
 import { copyOfStore, seededStore } from './harness/seeded-store.js';
 import { median } from './harness/rounds.js';
 import { printTable } from './harness/table.js';
 
 const LEVELS = '0.5, 0.95, 0.99';
 /** Each candidate and its aggregate function (the rollup stores its -State, a read takes its -Merge); null: sums only. */
-const STATES = [
-  { name: 'quantiles (reservoir, current)', fn: `quantiles(${LEVELS})` },
-  { name: 'quantilesTDigest', fn: `quantilesTDigest(${LEVELS})` },
-  { name: 'quantilesDD(0.01)', fn: `quantilesDD(0.01, ${LEVELS})` },
+const STATES: ReadonlyArray<{ name: string; fn: LatencyState | null }> = [
+  { name: 'quantiles (reservoir, the rollups\')', fn: LATENCY_STATE },
+  { name: 'quantilesTDigest', fn: { fn: 'quantilesTDigest', params: LEVELS } },
+  { name: 'quantilesDD(0.01)', fn: { fn: 'quantilesDD', params: `0.01, ${LEVELS}` } },
   { name: 'sums only (floor)', fn: null },
-] as const;
+];
+/** Rounds of the write measurement (each writes a day of minute states once per kind). */
+const WRITE_ROUNDS = 3;
 const ROUNDS = Number(process.env.BENCH_QUANTILE_ROUNDS ?? 40);
 const DAY = 86_400;
-/** `quantiles(…)` with a combinator: `quantilesState(…)`, `quantilesMerge(…)`. */
-const combined = (fn: string, combinator: 'State' | 'Merge'): string => fn.replace('(', `${combinator}(`);
 
 const sizes = (process.env.BENCH_QUANTILE_SIZES ?? '20000000,200000000').split(',').map(Number);
 for (const rows of sizes) {
@@ -49,12 +52,12 @@ for (const rows of sizes) {
         await ch.command(`DROP TABLE IF EXISTS ${table}`);
         await ch.command(
           `CREATE TABLE ${table} (day DateTime('UTC'), master_id UInt64, model LowCardinality(String), \`group\` LowCardinality(String),
-             status_code UInt16, requests SimpleAggregateFunction(sum, UInt64), q AggregateFunction(${s.fn}, UInt32))
+             status_code UInt16, requests SimpleAggregateFunction(sum, UInt64), q AggregateFunction(${latencyFunction('', s.fn)}, UInt32))
            ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(day) ORDER BY (master_id, day, model, \`group\`, status_code)`,
         );
         await ch.command(
           `INSERT INTO ${table} SELECT toStartOfDay(created_at) AS day, master_id, model, \`group\`, status_code, count(),
-             ${combined(s.fn, 'State')}(latency_ms) FROM logs GROUP BY day, master_id, model, \`group\`, status_code
+             ${latencyFunction('State', s.fn)}(latency_ms) FROM logs GROUP BY day, master_id, model, \`group\`, status_code
            SETTINGS max_bytes_before_external_group_by = 4000000000`,
         );
         await ch.command(`OPTIMIZE TABLE ${table} FINAL`);
@@ -67,7 +70,7 @@ for (const rows of sizes) {
       const read = (i: number, master: number): string => {
         const s = STATES[i]!;
         const from = s.fn ? tables[i] : tables[0];
-        const agg = s.fn ? `${combined(s.fn, 'Merge')}(q)` : 'sum(requests)';
+        const agg = s.fn ? `${latencyFunction('Merge', s.fn)}(q)` : 'sum(requests)';
         return `SELECT model, day, sum(requests) AS n, ${agg} AS qs FROM ${from}
                 WHERE master_id = ${master} AND day >= toDateTime(${since}, 'UTC') AND day < toDateTime(${until}, 'UTC')
                 GROUP BY GROUPING SETS ((model), (day)) SETTINGS use_query_cache = 0`;
@@ -92,14 +95,48 @@ for (const rows of sizes) {
         for (const [i, s] of STATES.entries()) {
           if (!s.fn) continue;
           const [got] = await ch.query<{ qs: number[] }>(
-            `SELECT ${combined(s.fn, 'Merge')}(q) AS qs FROM ${tables[i]}
+            `SELECT ${latencyFunction('Merge', s.fn)}(q) AS qs FROM ${tables[i]}
              WHERE master_id = ${master} AND day >= toDateTime(${since}, 'UTC') AND day < toDateTime(${until}, 'UTC')`,
           );
           exact!.qs.forEach((e, l) => (worst[i] = Math.max(worst[i]!, Math.abs(got!.qs[l]! - e) / e)));
         }
       }
+      // The write side: what the views do on every insert, a small state per (minute, master, model, group, status)
+      // (a key sends far less than a request a minute, so most hold one or two records). One day of logs is written
+      // as such states into a fresh table per kind, kinds interleaved; the same SELECT without the INSERT is the floor.
+      const writeMs: number[][] = STATES.map(() => []);
+      let states = 0;
+      const day = `created_at >= toDateTime(${until - DAY}, 'UTC') AND created_at < toDateTime(${until}, 'UTC')`;
+      for (let r = 0; r < WRITE_ROUNDS; r++) {
+        for (const [i, s] of STATES.entries()) {
+          const table = `exp_minute_q${i}`;
+          const state = s.fn ? `${latencyFunction('State', s.fn)}(latency_ms)` : 'count()';
+          const stateType = s.fn ? `AggregateFunction(${latencyFunction('', s.fn)}, UInt32)` : 'SimpleAggregateFunction(sum, UInt64)';
+          await ch.command(`DROP TABLE IF EXISTS ${table}`);
+          await ch.command(
+            `CREATE TABLE ${table} (minute DateTime('UTC'), master_id UInt64, model LowCardinality(String), \`group\` LowCardinality(String),
+               status_code UInt16, requests SimpleAggregateFunction(sum, UInt64), q ${stateType})
+             ENGINE = AggregatingMergeTree PARTITION BY toYYYYMMDD(minute) ORDER BY (master_id, minute, model, \`group\`, status_code)`,
+          );
+          const t = performance.now();
+          await ch.command(
+            `INSERT INTO ${table} SELECT toStartOfMinute(created_at) AS minute, master_id, model, \`group\`, status_code, count(), ${state}
+             FROM logs WHERE ${day} GROUP BY minute, master_id, model, \`group\`, status_code`,
+          );
+          writeMs[i]!.push(performance.now() - t);
+          states = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM ${table}`))[0]!.n);
+          await ch.command(`DROP TABLE ${table}`);
+        }
+      }
+      const floorWrite = median(writeMs[STATES.length - 1]!);
+      const written: Array<[string, string]> = STATES.map((s, i) => [
+        `write: ${s.name}`,
+        `${states} minute states of a day in ${median(writeMs[i]!).toFixed(0)} ms` +
+          (s.fn ? `, ${(((median(writeMs[i]!) - floorWrite) / states) * 1000).toFixed(2)} µs a state above the floor` : ''),
+      ]);
       printTable(`quantile states at ${rows.toLocaleString('en-US')} logs: /v1/stats's whole days, one master, ${ROUNDS} rounds`, [
         ...built,
+        ...written,
         ...STATES.map((s, i): [string, string] => [
           s.name,
           `median ${median(ms[i]!).toFixed(1)} ms, p90 ${[...ms[i]!].sort((a, b) => a - b)[Math.floor(ms[i]!.length * 0.9)]!.toFixed(1)} ms` +
