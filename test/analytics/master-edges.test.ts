@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ClickHouse, ClickHouseReader, QueryParams } from '../../src/storage/clickhouse/client.js';
 import { migrateClickHouse } from '../../src/storage/clickhouse/migrate.js';
 import { deleteLogs } from '../../src/storage/clickhouse/logs.js';
+import { deleteSliceSql } from '../../src/storage/clickhouse/rollups.js';
 import { parseMoney } from '../../src/storage/clickhouse/decimal.js';
 import { queryPeriodTotals, queryStats, type StatsRow, type TimeRange } from '../../src/storage/clickhouse/stats.js';
 import { openTestClickHouse } from '../helpers/harness.js';
@@ -103,8 +104,11 @@ t.test('a sparse master is read as before, from the table (the projection would 
 });
 
 t.test('after a deletion the parts it touched lose the projection and the figures stay exact', async (t) => {
-  const deleted = await deleteLogs(ch, { before: new Date((DAY0 + 86_400) * 1000), master_id: 1, key_id: 103 });
+  const slice = { before: new Date((DAY0 + 86_400) * 1000), master_id: 1, key_id: 103 };
+  const heard: string[] = [];
+  const deleted = await deleteLogs(ch, slice, (sql, ms) => heard.push(`${sql.split('\n')[0]} ${ms >= 0}`));
   t.ok(deleted > 1000, `${deleted} records deleted`);
+  t.same(heard, deleteSliceSql(slice).map((s) => `${s.sql.split('\n')[0]} true`), 'each statement reported with its time, in order');
   const rows = await queryPeriodTotals(ch, windows, { master_id: 1 });
   for (const [i, w] of windows.entries()) t.same(figures(rows[i]!), await plain(1, w), `window ${i}`);
   const byModel = await queryStats(ch, { range: ragged, filter: { master_id: 1 }, byModel: true });

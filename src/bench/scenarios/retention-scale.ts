@@ -73,7 +73,12 @@ export async function retentionScale(_opts: ScenarioOptions = {}): Promise<Scena
       progress(`agreement after retention checked in ${afterRetention.seconds.toFixed(1)} s; deleting master ${MASTER}`);
       const masterRows = await countLogs(ch, { master_id: MASTER });
       t = performance.now();
-      const deleted = await deleteLogs(ch, { before: new Date((store.endSec + 86_400) * 1000), master_id: MASTER });
+      // Where a deletion's time goes: per statement kind and table (`DELETE FROM logs_minute`, `INSERT INTO logs`…).
+      const spent = new Map<string, number>();
+      const deleted = await deleteLogs(ch, { before: new Date((store.endSec + 86_400) * 1000), master_id: MASTER }, (sql, ms) => {
+        const what = /^(DELETE FROM|INSERT INTO) (\w+)/.exec(sql)?.slice(1).join(' ') ?? sql.slice(0, 40);
+        spent.set(what, (spent.get(what) ?? 0) + ms);
+      });
       const deleteS = (performance.now() - t) / 1000;
       progress(`master ${MASTER} deleted in ${deleteS.toFixed(2)} s; checking agreement`);
       const afterDelete = await agreement(ch);
@@ -86,6 +91,9 @@ export async function retentionScale(_opts: ScenarioOptions = {}): Promise<Scena
         ['  rollup groups disagreeing, wrong totals', `${afterRetention.mismatchedGroups}, ${afterRetention.wrongTotals}`],
         [`delete master ${MASTER}: time`, `${deleteS.toFixed(2)} s`],
         ['  rows deleted (expected)', `${deleted} (${masterRows})`],
+        ...[...spent]
+          .sort(([, a], [, b]) => b - a)
+          .map(([what, ms]): [string, string] => [`    ${what}`, `${(ms / 1000).toFixed(2)} s`]),
         ['  rollup groups disagreeing, wrong totals', `${afterDelete.mismatchedGroups}, ${afterDelete.wrongTotals}`],
         ['rows before / after', `${before} / ${left}`],
         ['agreement check time (s)', `${afterRetention.seconds.toFixed(1)}, ${afterDelete.seconds.toFixed(1)}`],

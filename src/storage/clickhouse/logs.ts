@@ -129,12 +129,19 @@ export async function countLogs(ch: ClickHouseReader, filter: LogFilter = {}): P
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Deletes a slice of raw logs and rebuilds the rollups it touched; returns how many rows went. */
-export async function deleteLogs(ch: ClickHouse, slice: LogsSlice): Promise<number> {
+/**
+ * Deletes a slice of raw logs and rebuilds the rollups it touched; returns how many rows went. `timed`, when
+ * given, hears each statement and the milliseconds it took (the retention-scale bench's breakdown).
+ */
+export async function deleteLogs(ch: ClickHouse, slice: LogsSlice, timed?: (sql: string, ms: number) => void): Promise<number> {
   const { sql, params } = logsSliceCondition(slice);
   const n = Number((await ch.query<{ n: number }>(`SELECT count() AS n FROM logs WHERE ${sql}${keyReadSettings(slice)}`, params))[0]?.n ?? 0);
   if (n === 0) return 0;
-  for (const s of deleteSliceSql(slice)) await ch.command(s.sql, s.params);
+  for (const s of deleteSliceSql(slice)) {
+    const started = performance.now();
+    await ch.command(s.sql, s.params);
+    timed?.(s.sql, performance.now() - started);
+  }
   return n;
 }
 
