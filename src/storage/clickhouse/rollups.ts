@@ -253,27 +253,34 @@ export function rebuildInsertSql(r: Rollup, select: string): string {
 
 /**
  * The view that writes a rollup: its own SELECT, or for the grains that share a view (`grains`, every rollup with
- * this `mv`) one SELECT over all of them, each raw row counted once per grain (`arrayJoin`) and bucketed by
- * whole multiples of its grain in seconds, which for UTC buckets of a second, minute, hour or day is the start
- * each grain's own expression gives (the checks against raw `logs` compare every grain's rows with that).
+ * this `mv`) one SELECT over all of them (grainsSelect).
  */
 export function createMvSql(r: Rollup, grains: readonly Rollup[] = [r]): string {
-  const select =
-    r.grain === undefined
-      ? rollupSelect(r)
-      : aggregateSql(
-          [
-            `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
-            `toDateTime(intDiv(toUnixTimestamp(created_at), grain) * grain, 'UTC') AS ${r.bucket.column}`,
-            ...dimKeys(r, null),
-            ...rawMetrics(r),
-          ],
-          'logs',
-          null,
-          ['grain', ...groupKeys(r)],
-        );
-  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${select}`;
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${r.mv} TO ${r.table} AS\n${r.grain === undefined ? rollupSelect(r) : grainsSelect(r, grains)}`;
 }
+
+/**
+ * Every grain of a shared table in one SELECT over raw `logs`: each row counted once per grain (`arrayJoin`) and
+ * bucketed by whole multiples of its grain in seconds, which for UTC buckets of a second, minute, hour or day is the
+ * start each grain's own expression gives (the checks against raw `logs` compare every grain's rows with that).
+ * `where` may name `grain` and the bucket column: it is applied after the rows are multiplied.
+ */
+function grainsSelect(r: Rollup, grains: readonly Rollup[], where?: string): string {
+  return aggregateSql(
+    [
+      `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
+      `${GRAINS_BUCKET} AS ${r.bucket.column}`,
+      ...dimKeys(r, null),
+      ...rawMetrics(r),
+    ],
+    'logs',
+    where ?? null,
+    ['grain', ...groupKeys(r)],
+  );
+}
+
+/** A shared table's bucket of raw `created_at` at the grain in the column (or alias) `grain`. */
+const GRAINS_BUCKET = "toDateTime(intDiv(toUnixTimestamp(created_at), grain) * grain, 'UTC')";
 
 /**
  * Backfills a rollup's table from `logs` (TRUNCATE first, so a rerun after a failure heals). Without insert
@@ -338,50 +345,67 @@ function deleteLogsSql(slice: LogsSlice): Statement {
 /**
  * Per rollup table, a DELETE of each row that could hold a log of the slice
  * (bucket starting before `before`; the slice's filters where the rollup has a
- * dimension derived from that column), then per rollup an INSERT that
- * re-aggregates exactly those rows from raw `logs`. `deleting`: the slice is
- * still in `logs` and about to go, so its rows are left out, and a rollup
- * without one of the slice's filtered columns (a global rollup under a
- * master's deletion) is rebuilt only in the buckets that hold the slice's
- * rows, not over its whole history. A table shared by grains gets one DELETE
- * for all of them (each grain's rows ORed): a DELETE is a mutation of every
- * part of the table, each part waiting its turn (~0.13 s a part embedded,
- * docs/analytics.md, "One table for every grain"), so four would cost four times.
+ * dimension derived from that column), then an INSERT that re-aggregates
+ * exactly those rows from raw `logs`. `deleting`: the slice is still in `logs`
+ * and about to go, so its rows are left out, and a rollup without one of the
+ * slice's filtered columns (a global rollup under a master's deletion) is
+ * rebuilt only in the buckets that hold the slice's rows, not over its whole
+ * history. A table shared by grains gets one DELETE and one INSERT for all of
+ * them: a DELETE is a mutation of every part of the table, each part waiting
+ * its turn (~0.13 s a part embedded, docs/analytics.md, "One table for every
+ * grain"), and an INSERT per grain read the raw table once per grain.
  */
 function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   const params = sliceParams(slice);
+  const tables = new Map<string, Rollup[]>();
+  for (const r of ROLLUPS) tables.set(r.table, [...(tables.get(r.table) ?? []), r]);
+  return [...tables.values()].flatMap((grains) => {
+    const r = grains[0]!;
+    const shared = r.grain !== undefined;
+    const { rows, logs } = rebuiltRows(r, shared ? grains : null, slice, deleting);
+    return [
+      { sql: `DELETE FROM ${r.table} WHERE ${rows}`, params },
+      { sql: rebuildInsertSql(r, shared ? grainsSelect(r, grains, logs) : rollupSelect(r, logs)), params },
+    ];
+  });
+}
+
+/**
+ * The rows of a rollup table a rebuild replaces (`rows`, over the table's
+ * columns) and the condition over raw `logs` that makes them again (`logs`).
+ * For a table shared by `grains` both speak of every grain at once: grainsSelect
+ * names its grain and bucket as the table does, so one condition serves both.
+ */
+function rebuiltRows(r: Rollup, grains: readonly Rollup[] | null, slice: LogsSlice, deleting: boolean): { rows: string; logs: string } {
   const inSlice = sliceWhere(slice).join(' AND ');
-  const byTable = new Map<string, { deleted: string[]; inserts: Statement[] }>();
-  for (const r of ROLLUPS) {
-    const rollupConds = [`${r.bucket.column} < ${BEFORE}`];
-    const logsWhere = [`${r.bucket.expr} < ${BEFORE}`];
-    let everyFilter = true;
-    for (const c of filters(slice)) {
-      const dim = r.dims.find((d) => d.from === c);
-      if (!dim) {
-        everyFilter = false;
-        continue;
-      }
-      rollupConds.push(`${dim.name} = ${dim.map(param(c))}`);
-      logsWhere.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
+  // Over raw logs, the bucket is the table's own column after grainsSelect's arrayJoin, else the rollup's expression.
+  const bucketOfLogs = grains ? r.bucket.column : r.bucket.expr;
+  const rows = [`${r.bucket.column} < ${BEFORE}`];
+  const logs = [`${bucketOfLogs} < ${BEFORE}`];
+  // A day that starts before `before` holds every bucket that does: the raw rows' own bound, which prunes partitions.
+  if (grains) logs.push(`${GRAINS.at(-1)!.expr} < ${BEFORE}`);
+  let everyFilter = true;
+  for (const c of filters(slice)) {
+    const dim = r.dims.find((d) => d.from === c);
+    if (!dim) {
+      everyFilter = false;
+      continue;
     }
-    if (deleting) {
-      if (!everyFilter) {
-        const touched = `(SELECT DISTINCT ${r.bucket.expr} FROM logs WHERE ${inSlice})`;
-        rollupConds.push(`${r.bucket.column} IN ${touched}`);
-        logsWhere.push(`${r.bucket.expr} IN ${touched}`);
-      }
-      logsWhere.push(`NOT (${inSlice})`);
-    }
-    let t = byTable.get(r.table);
-    if (!t) byTable.set(r.table, (t = { deleted: [], inserts: [] }));
-    t.deleted.push(rollupWhere(r, ...rollupConds)!);
-    t.inserts.push({ sql: rebuildInsertSql(r, rollupSelect(r, logsWhere.join(' AND '))), params });
+    rows.push(`${dim.name} = ${dim.map(param(c))}`);
+    logs.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
   }
-  return [...byTable].flatMap(([table, { deleted, inserts }]) => [
-    { sql: `DELETE FROM ${table} WHERE ${deleted.length > 1 ? deleted.map((c) => `(${c})`).join(' OR ') : deleted[0]}`, params },
-    ...inserts,
-  ]);
+  if (deleting) {
+    if (!everyFilter) {
+      // The buckets holding the slice's rows; in a shared table, each grain's.
+      const key = grains ? `(grain, ${r.bucket.column})` : null;
+      const ofSlice = grains ? `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain, ${GRAINS_BUCKET}` : r.bucket.expr;
+      const touched = `IN (SELECT DISTINCT ${ofSlice} FROM logs WHERE ${inSlice})`;
+      rows.push(`${key ?? r.bucket.column} ${touched}`);
+      logs.push(`${key ?? r.bucket.expr} ${touched}`);
+    }
+    logs.push(`NOT (${inSlice})`);
+  }
+  return { rows: rows.join(' AND '), logs: logs.join(' AND ') };
 }
 
 /**
