@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { EDGE_MINUTES, MASTER_EDGE_MINUTES, queryPeriodTotals, rangeParts } from '../../src/storage/clickhouse/stats.js';
+import { EDGE_MINUTES, MASTER_EDGE_MINUTES, TOTAL_EDGE_MINUTES, queryPeriodTotals, rangeParts } from '../../src/storage/clickhouse/stats.js';
 import { joinAdjacent, type RangePiece } from '../../src/storage/clickhouse/range-cut.js';
 
 const svc = await startTestService();
@@ -69,16 +69,20 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_total_grains@1', '2025-03-06T22:58:30.000Z', '2025-03-06T22:59:00.000Z'],
     ['logs_total_grains@1', '2025-03-09T01:01:00.000Z', '2025-03-09T01:01:10.000Z'],
   ]);
-  // More than EDGE_MINUTES whole minutes outside the hours: read as minutes.
+  // By model, more than EDGE_MINUTES whole minutes outside the hours: read as minutes.
   const wide = { since: since - (EDGE_MINUTES - 1) * 60, until };
-  const tablesOf = (r: { since: number; until: number }, f: object) => rangeParts(r, f).map(where);
-  t.same(tablesOf(wide, {}), ['logs_total_grains@86400', 'logs_total_grains@3600', 'logs_total_grains@3600', 'logs_total_grains@60', 'logs_total_grains@60', 'logs_total_grains@1', 'logs_total_grains@1'], `${EDGE_MINUTES + 1} whole minutes: minute rows`);
-  t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}).filter((x) => x === 'logs_total_grains@60'), [], `${EDGE_MINUTES} whole minutes: the seconds`);
+  const tablesOf = (r: { since: number; until: number }, f: object, byModel = false) => rangeParts(r, f, undefined, byModel).map(where);
+  t.same(tablesOf(wide, {}, true), ['logs_model_grains@86400', 'logs_model_grains@3600', 'logs_model_grains@3600', 'logs_model_grains@60', 'logs_model_grains@60', 'logs_model_grains@1', 'logs_model_grains@1'], `by model, ${EDGE_MINUTES + 1} whole minutes: minute rows`);
+  t.same(tablesOf({ since: since - (EDGE_MINUTES - 2) * 60, until }, {}, true).filter((x) => x === 'logs_model_grains@60'), [], `by model, ${EDGE_MINUTES} whole minutes: the seconds`);
+  // Totals (one seconds row a second at most): up to TOTAL_EDGE_MINUTES whole minutes with the seconds, so every minute outside whole hours.
+  t.same(tablesOf(wide, {}), ['logs_total_grains@86400', 'logs_total_grains@3600', 'logs_total_grains@3600', 'logs_total_grains@1', 'logs_total_grains@1', 'logs_total_grains@1', 'logs_total_grains@1'], `totals, ${EDGE_MINUTES + 1} whole minutes: the seconds`);
   // A master's whole minutes come from raw logs up to MASTER_EDGE_MINUTES (every minute outside whole hours), its minute rollup beyond.
   const minutes = (n: number) => ({ since: s('2025-03-06T10:00:30Z'), until: s('2025-03-06T10:01:10Z') + n * 60 });
   t.same(rangeParts(minutes(118), { master_id: 1 }).map((p) => p.table), ['logs', 'logs', 'logs'], 'a master, 118 whole minutes and no whole hour: raw logs');
   t.same(rangeParts(minutes(MASTER_EDGE_MINUTES), { master_id: 1 }, 'minute').map((p) => p.table), ['logs', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES} whole minutes: raw logs`);
   t.same(rangeParts(minutes(MASTER_EDGE_MINUTES + 1), { master_id: 1 }, 'minute').map((p) => p.table), ['logs_minute', 'logs', 'logs'], `a master, ${MASTER_EDGE_MINUTES + 1} whole minutes: its minute rollup`);
+  t.same(rangeParts(minutes(TOTAL_EDGE_MINUTES), {}, 'minute').map(where), ['logs_total_grains@1', 'logs_total_grains@1', 'logs_total_grains@1'], `totals, ${TOTAL_EDGE_MINUTES} whole minutes: the seconds`);
+  t.same(rangeParts(minutes(TOTAL_EDGE_MINUTES + 1), {}, 'minute').map(where), ['logs_total_grains@60', 'logs_total_grains@1', 'logs_total_grains@1'], `totals, ${TOTAL_EDGE_MINUTES + 1} whole minutes: minute rows`);
   t.same(tablesOf(tr, { master_id: 1 }), ['logs_daily', 'logs_hourly', 'logs_hourly', 'logs', 'logs', 'logs', 'logs'], 'a master, two whole minutes: raw logs');
   t.same(parts({}, 'day', true)[0]![0], 'logs_model_grains@86400', 'by model: the grains table with models');
   t.same(parts({ model: 'a' }, 'day')[0]![0], 'logs_model_grains@86400', 'a model filter: the grains table with models');
@@ -87,7 +91,7 @@ t.test('the range is cut into minutes, hours and days, by filter', async (t) => 
     ['logs_hourly_key', 'logs', 'logs', 'logs', 'logs'],
     'a key: whole hours from logs_hourly_key (no day or minute rollup has key_id), the rest raw',
   );
-  t.same(rangeParts(wide, {}, 'hour').map(where), ['logs_total_grains@3600', 'logs_total_grains@60', 'logs_total_grains@60', 'logs_total_grains@1', 'logs_total_grains@1'], 'hour buckets never read days');
+  t.same(rangeParts(wide, {}, 'hour', true).map(where), ['logs_model_grains@3600', 'logs_model_grains@60', 'logs_model_grains@60', 'logs_model_grains@1', 'logs_model_grains@1'], 'hour buckets never read days');
   t.same(rangeParts({ since: day('2025-03-07'), until: day('2025-03-09') }, {}).length, 1, 'whole days: one part');
   t.same(rangeParts({ since: since, until: since + 20 }, {}).map(where), ['logs_total_grains@1'], 'within one minute: seconds only');
   t.same(rangeParts({ since: since, until: since + 20 }, { master_id: 1 }).map((p) => p.table), ['logs'], 'within one minute, one master: raw logs only');

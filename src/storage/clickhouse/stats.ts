@@ -6,8 +6,9 @@
  * read filters and groups by (docs/analytics.md, "Rollups"):
  * - no master or key filter: every piece from one table holding every grain,
  *   `logs_total_grains` (not by model) or `logs_model_grains` (by model or a
- *   model filter), its days, hours, minutes (up to EDGE_MINUTES of them with the
- *   seconds) and seconds told apart by the `grain` column (020);
+ *   model filter), its days, hours, minutes (up to TOTAL_EDGE_MINUTES or
+ *   EDGE_MINUTES of them with the seconds) and seconds told apart by the
+ *   `grain` column (020);
  * - a master filter: `logs_daily`, `logs_hourly`, and `logs_minute` for
  *   minute buckets over more than MASTER_EDGE_MINUTES (else the raw table);
  * - a key filter: no days (no day rollup has key_id), hours from
@@ -103,6 +104,13 @@ export const EDGE_MINUTES = 10;
  * 27-35 ms at 20M logs).
  */
 export const MASTER_EDGE_MINUTES = 120;
+/**
+ * The same for unfiltered totals (not by model): `logs_total_grains` holds at
+ * most one seconds row a second, so two hours of seconds are at most 7,200
+ * rows, and reading them in the seconds' range saves a range of minutes at
+ * every end of a period.
+ */
+export const TOTAL_EDGE_MINUTES = 120;
 
 /**
  * The pieces a range is read from, coarsest first (range-cut.ts): whole days
@@ -111,7 +119,7 @@ export const MASTER_EDGE_MINUTES = 120;
  * (minute buckets: all whole minutes from it), and the seconds before the first
  * whole minute and from the last one on from the seconds of the grains table (no
  * master or key filter) or raw `logs`, which also read the whole minutes when there are
- * few (EDGE_MINUTES, MASTER_EDGE_MINUTES) and, for a key, all of them. The
+ * few (EDGE_MINUTES, TOTAL_EDGE_MINUTES, MASTER_EDGE_MINUTES) and, for a key, all of them. The
  * pieces do not overlap and together cover [since, until) exactly.
  */
 export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucket, byModel = false): Part[] {
@@ -129,7 +137,7 @@ export function rangeParts(range: TimeRange, filter: StatsFilter, bucket?: Bucke
     {
       ...level(MINUTE, { table: 'logs_minute', column: 'minute' }),
       // No minute rollup has key_id: a key's whole minutes, however many, are read from raw `logs` with its edges.
-      finerUpTo: byKey ? Infinity : byMaster ? MASTER_EDGE_MINUTES : EDGE_MINUTES,
+      finerUpTo: byKey ? Infinity : byMaster ? MASTER_EDGE_MINUTES : grains === 'logs_total_grains' ? TOTAL_EDGE_MINUTES : EDGE_MINUTES,
     },
   ];
   return cutRange(range.since, range.until, levels, (from, to) => ({ ...edgeOf, from, to }));
