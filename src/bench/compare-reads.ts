@@ -25,19 +25,23 @@ import type { ReadCall } from './scenarios/dashboard-reads.js';
 
 type ReadCalls = (nowSec: number, masterId: number, jitter: number) => ReadCall[];
 
+const USAGE = 'usage: compare-reads.js <a/dist> <b/dist> [--rows N] [--rounds R] [--reads K]\n';
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
   const at = args.indexOf(name);
   const value = at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}: a positive whole number`);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    process.stderr.write(`${name}: a positive whole number\n${USAGE}`);
+    process.exit(2);
+  }
   return value;
 };
 const rows = option('--rows', 2_000_000);
 const rounds = option('--rounds', 6);
 const reads = option('--reads', 8);
 const [distA, distB] = args;
-if (!distA || !distB) {
-  process.stderr.write('usage: npm run bench:compare-reads -- <a/dist> <b/dist> [--rows N] [--rounds R] [--reads K]\n');
+if (!distA || !distB || args.length !== 2) {
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 
