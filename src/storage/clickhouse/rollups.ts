@@ -263,9 +263,8 @@ export function createMvSql(r: Rollup, grains: readonly Rollup[] = [r]): string 
  * Every grain of a shared table in one SELECT over raw `logs`: each row counted once per grain (`arrayJoin`) and
  * bucketed by whole multiples of its grain in seconds, which for UTC buckets of a second, minute, hour or day is the
  * start each grain's own expression gives (the checks against raw `logs` compare every grain's rows with that).
- * `where` may name `grain` and the bucket column: it is applied after the rows are multiplied.
  */
-function grainsSelect(r: Rollup, grains: readonly Rollup[], where?: string): string {
+function grainsSelect(r: Rollup, grains: readonly Rollup[]): string {
   return aggregateSql(
     [
       `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
@@ -274,7 +273,7 @@ function grainsSelect(r: Rollup, grains: readonly Rollup[], where?: string): str
       ...rawMetrics(r),
     ],
     'logs',
-    where ?? null,
+    null,
     ['grain', ...groupKeys(r)],
   );
 }
@@ -345,15 +344,19 @@ function deleteLogsSql(slice: LogsSlice): Statement {
 /**
  * Per rollup table, a DELETE of each row that could hold a log of the slice
  * (bucket starting before `before`; the slice's filters where the rollup has a
- * dimension derived from that column), then an INSERT that re-aggregates
- * exactly those rows from raw `logs`. `deleting`: the slice is still in `logs`
- * and about to go, so its rows are left out, and a rollup without one of the
- * slice's filtered columns (a global rollup under a master's deletion) is
- * rebuilt only in the buckets that hold the slice's rows, not over its whole
- * history. A table shared by grains gets one DELETE and one INSERT for all of
- * them: a DELETE is a mutation of every part of the table, each part waiting
+ * dimension derived from that column), then per rollup an INSERT that
+ * re-aggregates exactly those rows from raw `logs`. `deleting`: the slice is
+ * still in `logs` and about to go, so its rows are left out, and a rollup
+ * without one of the slice's filtered columns (a global rollup under a
+ * master's deletion) is rebuilt only in the buckets that hold the slice's
+ * rows, not over its whole history. A table shared by grains gets one DELETE
+ * for all of them, its buckets found as `(grain, t)` pairs by one read of the
+ * slice: a DELETE is a mutation of every part of the table, each part waiting
  * its turn (~0.13 s a part embedded, docs/analytics.md, "One table for every
- * grain"), and an INSERT per grain read the raw table once per grain.
+ * grain"). Its INSERTs stay one a grain, each filtering raw rows by its own
+ * buckets before aggregating: one INSERT for every grain (the view's
+ * arrayJoin) multiplied every raw row by four before that filter, 1.8x the
+ * time at 20M logs.
  */
 function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   const params = sliceParams(slice);
@@ -361,29 +364,23 @@ function rollupRebuilds(slice: LogsSlice, deleting: boolean): Statement[] {
   for (const r of ROLLUPS) tables.set(r.table, [...(tables.get(r.table) ?? []), r]);
   return [...tables.values()].flatMap((grains) => {
     const r = grains[0]!;
-    const shared = r.grain !== undefined;
-    const { rows, logs } = rebuiltRows(r, shared ? grains : null, slice, deleting);
+    const rows = rebuiltBuckets(r, r.grain === undefined ? null : grains, 'rows', slice, deleting);
     return [
       { sql: `DELETE FROM ${r.table} WHERE ${rows}`, params },
-      { sql: rebuildInsertSql(r, shared ? grainsSelect(r, grains, logs) : rollupSelect(r, logs)), params },
+      ...grains.map((g) => ({ sql: rebuildInsertSql(g, rollupSelect(g, rebuiltBuckets(g, null, 'logs', slice, deleting))), params })),
     ];
   });
 }
 
 /**
- * The rows of a rollup table a rebuild replaces (`rows`, over the table's
- * columns) and the condition over raw `logs` that makes them again (`logs`).
- * For a table shared by `grains` both speak of every grain at once: grainsSelect
- * names its grain and bucket as the table does, so one condition serves both.
+ * The condition a rebuild replaces by: over a rollup table's rows (`rows`:
+ * the rollup's own, or with `grains` every grain of a shared table at once),
+ * or over the raw `logs` that make them again (`logs`, one rollup).
  */
-function rebuiltRows(r: Rollup, grains: readonly Rollup[] | null, slice: LogsSlice, deleting: boolean): { rows: string; logs: string } {
+function rebuiltBuckets(r: Rollup, grains: readonly Rollup[] | null, over: 'rows' | 'logs', slice: LogsSlice, deleting: boolean): string {
   const inSlice = sliceWhere(slice).join(' AND ');
-  // Over raw logs, the bucket is the table's own column after grainsSelect's arrayJoin, else the rollup's expression.
-  const bucketOfLogs = grains ? r.bucket.column : r.bucket.expr;
-  const rows = [`${r.bucket.column} < ${BEFORE}`];
-  const logs = [`${bucketOfLogs} < ${BEFORE}`];
-  // A day that starts before `before` holds every bucket that does: the raw rows' own bound, which prunes partitions.
-  if (grains) logs.push(`${GRAINS.at(-1)!.expr} < ${BEFORE}`);
+  const bucket = over === 'rows' ? r.bucket.column : r.bucket.expr;
+  const conds = [...(over === 'rows' && !grains ? [rowsOf(r)] : []), `${bucket} < ${BEFORE}`].filter((c): c is string => !!c);
   let everyFilter = true;
   for (const c of filters(slice)) {
     const dim = r.dims.find((d) => d.from === c);
@@ -391,21 +388,17 @@ function rebuiltRows(r: Rollup, grains: readonly Rollup[] | null, slice: LogsSli
       everyFilter = false;
       continue;
     }
-    rows.push(`${dim.name} = ${dim.map(param(c))}`);
-    logs.push(`${dim.map(ident(c))} = ${dim.map(param(c))}`);
+    conds.push(`${over === 'rows' ? dim.name : dim.map(ident(c))} = ${dim.map(param(c))}`);
   }
   if (deleting) {
     if (!everyFilter) {
-      // The buckets holding the slice's rows; in a shared table, each grain's.
-      const key = grains ? `(grain, ${r.bucket.column})` : null;
+      // The buckets holding the slice's rows; for a whole shared table, each grain's.
       const ofSlice = grains ? `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain, ${GRAINS_BUCKET}` : r.bucket.expr;
-      const touched = `IN (SELECT DISTINCT ${ofSlice} FROM logs WHERE ${inSlice})`;
-      rows.push(`${key ?? r.bucket.column} ${touched}`);
-      logs.push(`${key ?? r.bucket.expr} ${touched}`);
+      conds.push(`${grains ? `(grain, ${r.bucket.column})` : bucket} IN (SELECT DISTINCT ${ofSlice} FROM logs WHERE ${inSlice})`);
     }
-    logs.push(`NOT (${inSlice})`);
+    if (over === 'logs') conds.push(`NOT (${inSlice})`);
   }
-  return { rows: rows.join(' AND '), logs: logs.join(' AND ') };
+  return conds.join(' AND ');
 }
 
 /**
