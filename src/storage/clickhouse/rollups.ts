@@ -267,7 +267,7 @@ export function createMvSql(r: Rollup, grains: readonly Rollup[] = [r]): string 
 function grainsSelect(r: Rollup, grains: readonly Rollup[]): string {
   return aggregateSql(
     [
-      `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain`,
+      `${grainPerRow(grains)} AS grain`,
       `${GRAINS_BUCKET} AS ${r.bucket.column}`,
       ...dimKeys(r, null),
       ...rawMetrics(r),
@@ -280,6 +280,9 @@ function grainsSelect(r: Rollup, grains: readonly Rollup[]): string {
 
 /** A shared table's bucket of raw `created_at` at the grain in the column (or alias) `grain`. */
 const GRAINS_BUCKET = "toDateTime(intDiv(toUnixTimestamp(created_at), grain) * grain, 'UTC')";
+
+/** Each raw row once per grain of a shared table, as the value of `grain` that GRAINS_BUCKET reads. */
+const grainPerRow = (grains: readonly Rollup[]): string => `arrayJoin([${grains.map((g) => g.grain).join(', ')}])`;
 
 /**
  * Backfills a rollup's table from `logs` (TRUNCATE first, so a rerun after a failure heals). Without insert
@@ -393,7 +396,7 @@ function rebuiltBuckets(r: Rollup, grains: readonly Rollup[] | null, over: 'rows
   if (deleting) {
     if (!everyFilter) {
       // The buckets holding the slice's rows; for a whole shared table, each grain's.
-      const ofSlice = grains ? `arrayJoin([${grains.map((g) => g.grain).join(', ')}]) AS grain, ${GRAINS_BUCKET}` : r.bucket.expr;
+      const ofSlice = grains ? `${grainPerRow(grains)} AS grain, ${GRAINS_BUCKET}` : r.bucket.expr;
       conds.push(`${grains ? `(grain, ${r.bucket.column})` : bucket} IN (SELECT DISTINCT ${ofSlice} FROM logs WHERE ${inSlice})`);
     }
     if (over === 'logs') conds.push(`NOT (${inSlice})`);
