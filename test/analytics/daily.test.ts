@@ -7,8 +7,8 @@
  */
 import t from 'tap';
 import { adminToken, startTestService } from '../helpers/harness.js';
-import { EDGE_MINUTES, MASTER_EDGE_MINUTES, TOTAL_EDGE_MINUTES, queryPeriodTotals, rangeParts } from '../../src/storage/clickhouse/stats.js';
-import { joinAdjacent, type RangePiece } from '../../src/storage/clickhouse/range-cut.js';
+import { EDGE_MINUTES, MASTER_EDGE_MINUTES, TOTAL_EDGE_MINUTES, queryPeriodTotals, querySeries, rangeParts } from '../../src/storage/clickhouse/stats.js';
+import { DAY, joinAdjacent, type RangePiece } from '../../src/storage/clickhouse/range-cut.js';
 
 const svc = await startTestService();
 t.teardown(() => svc.stop());
@@ -113,6 +113,23 @@ t.test('pieces of one table that meet are read as one range', async (t) => {
   await queryPeriodTotals(capture, [{ since: minute - 60, until: minute + 31 }, { since: minute - 300, until: minute - 60 }]);
   t.equal(sqls[0]!.match(/grain = 1 AND t >= /g)?.length, 1, 'the seconds read as one range');
   t.match(sqls[0]!, /multiIf\(/, 'each row still counts for its own period');
+});
+
+t.test('a read of one grains table selects from it directly; a read of several tables from their UNION ALL', async (t) => {
+  const sqls: string[] = [];
+  const capture = { query: async <T>(sql: string): Promise<T[]> => (sqls.push(sql), []) };
+  const since = s('2025-03-06T10:00:30Z');
+  const until = s('2025-03-08T12:10:20Z');
+  await queryPeriodTotals(capture, [{ since, until }, { since: since - DAY, until: since }]);
+  await querySeries(capture, { range: { since, until }, bucket: 'hour', metric: 'requests' });
+  await queryPeriodTotals(capture, [{ since, until }], { master_id: 1 });
+  const [totals, series, master] = sqls as [string, string, string];
+  t.match(totals, /\nFROM logs_total_grains WHERE /, 'unfiltered totals: FROM the table itself');
+  t.match(totals, /multiIf\(t >= \d+, 0, t >= \d+, 1, 0\) AS p, sum\(requests\)/, 'the period of a row from its own time, beside the sums');
+  t.match(series, /\nFROM logs_model_grains WHERE /, 'the traffic chart: FROM the table itself');
+  t.notMatch(totals, /UNION ALL|FROM \(/, 'totals: no subquery');
+  t.equal(series.match(/FROM \(/g)?.length, 1, "the chart: only the subquery of its buckets, which it folds into each model's arrays");
+  t.match(master, /FROM \(\nSELECT day AS t, .* FROM logs_daily WHERE [^]*\nUNION ALL\n/, "a master's read: its tables' rows as one source");
 });
 
 t.test('group_by day and model over days with ragged ends (day rollups, no filter)', async (t) => {

@@ -171,17 +171,27 @@ function resolveRanges(ranges: TimeRange[]): TimeRange[] {
 const STATS_SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'cost', 'unpriced', 'latency_sum'] as const;
 
 /**
- * The source rows: one SELECT per rollup table (whatever number of pieces and
- * periods it serves, their ranges ORed), so each table is opened once; with
- * several periods, `p` is the index of the period a row falls in.
+ * Where a read's rows come from: a FROM clause and, with several periods, the
+ * expression of `p`, the index of the period a row falls in. One SELECT per
+ * table (whatever number of pieces and periods it serves, their ranges ORed),
+ * so each table is opened once. One rollup table whose time column is `t` (an
+ * unfiltered read: a grains table) is read directly, without a subquery that
+ * only renames its columns: the engine plans a read with one query level
+ * fewer for ~1 ms less CPU (docs/analytics.md, "One query level").
  */
-function sourceSql(
+interface Source {
+  from: string;
+  /** `p` itself (a column of the subquery), or `multiIf(…) AS p` to select beside the keys; '' with one period. */
+  period: string;
+}
+
+function sourceOf(
   ranges: TimeRange[],
   filter: StatsFilter,
   levels: { bucket?: Bucket; byModel: boolean },
   withQ: boolean,
   params: QueryParams,
-): string {
+): Source | null {
   // `model` only when grouped by it (the *_total rollups have none; a model filter never reads them).
   const read: readonly string[] = withQ ? [...STATS_SUMS, 'latency_q'] : STATS_SUMS;
   const metrics = `${levels.byModel ? 'model, ' : ''}${read.join(', ')}`;
@@ -206,6 +216,7 @@ function sourceSql(
     if (!t) tables.set(part.table, (t = { column: part.column, spans: [] }));
     t.spans.push(partSpan(part, n++, params));
   }
+  if (tables.size === 0) return null;
   /** Which period a row falls in, by its time column (`t` of a rollup, exact `created_at` of a raw row). */
   const periodOf = (column: string, raw: boolean): string => {
     if (ranges.length <= 1) return '';
@@ -217,20 +228,24 @@ function sourceSql(
       params[`rp${i}`] = timeParam(since);
       return `${column} >= {rp${i}:${RAW_TIME}}, ${i}`;
     });
-    return `, multiIf(${arms.join(', ')}, 0) AS p`;
+    return `multiIf(${arms.join(', ')}, 0) AS p`;
   };
-  return [...tables]
-    .map(([table, { column, spans }]) => {
-      const where = [spans.length > 1 ? `(${spans.join(' OR ')})` : spans[0]!, ...conds].join(' AND ');
-      if (table === RAW_TABLE) {
-        // Partial minutes: raw rows aggregated by minute into the rollups' shape (finer buckets are never asked for).
-        const keys = ['t', ...(levels.byModel ? ['model'] : []), ...(ranges.length > 1 ? ['p'] : [])];
-        const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(read)];
-        return `SELECT ${cols.join(', ')}${periodOf('created_at', true)} FROM ${table} WHERE ${where} GROUP BY ${keys.join(', ')}`;
-      }
-      return `SELECT ${column} AS t, ${metrics}${periodOf('t', false)} FROM ${table} WHERE ${where}`;
-    })
-    .join('\nUNION ALL\n');
+  const whereOf = (spans: string[]): string => [spans.length > 1 ? `(${spans.join(' OR ')})` : spans[0]!, ...conds].join(' AND ');
+  const [only] = tables;
+  if (tables.size === 1 && only![0] !== RAW_TABLE && only![1].column === 't') {
+    return { from: `${only![0]} WHERE ${whereOf(only![1].spans)}`, period: periodOf('t', false) };
+  }
+  const selects = [...tables].map(([table, { column, spans }]) => {
+    const period = periodOf(table === RAW_TABLE ? 'created_at' : 't', table === RAW_TABLE);
+    if (table === RAW_TABLE) {
+      // Partial minutes: raw rows aggregated by minute into the rollups' shape (finer buckets are never asked for).
+      const keys = ['t', ...(levels.byModel ? ['model'] : []), ...(ranges.length > 1 ? ['p'] : [])];
+      const cols = [`toStartOfMinute(created_at) AS t`, ...(levels.byModel ? ['model'] : []), ...rawAggregates(read), ...(period ? [period] : [])];
+      return `SELECT ${cols.join(', ')} FROM ${table} WHERE ${whereOf(spans)} GROUP BY ${keys.join(', ')}`;
+    }
+    return `SELECT ${column} AS t, ${metrics}${period ? `, ${period}` : ''} FROM ${table} WHERE ${whereOf(spans)}`;
+  });
+  return { from: `(\n${selects.join('\nUNION ALL\n')}\n)`, period: ranges.length > 1 ? 'p' : '' };
 }
 
 interface RawRow {
@@ -278,12 +293,12 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
   const useBucket = q.sets.find((g) => g.bucket)?.bucket;
   if (q.sets.some((g) => g.bucket && g.bucket !== useBucket)) throw new Error('groupings of one read share one bucket size');
   const useModel = q.sets.some((g) => g.byModel);
-  const source = sourceSql(ranges, filter, { bucket: finest(q.sets), byModel: useModel }, withQ, params);
+  const source = sourceOf(ranges, filter, { bucket: finest(q.sets), byModel: useModel }, withQ, params);
   if (!source) return empty();
   const multi = ranges.length > 1;
   // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
   const keyOf = (g: Grouping): string[] => [...(multi ? ['p'] : []), ...(g.bucket ? ['start_s'] : []), ...(g.byModel ? ['m'] : [])];
-  const keys = [...(useBucket ? [`${bucketExpr[useBucket]} AS start_s`] : []), ...(useModel ? ['model AS m'] : []), ...(multi ? ['p'] : [])];
+  const keys = [...(useBucket ? [`${bucketExpr[useBucket]} AS start_s`] : []), ...(useModel ? ['model AS m'] : []), ...(multi ? [source.period] : [])];
   const grouped = q.sets.length > 1 ? keys.length > 0 : keyOf(q.sets[0]!).length > 0;
   const markers = q.sets.length > 1 ? [...(useBucket ? ['grouping(start_s) AS g_s'] : []), ...(useModel ? ['grouping(m) AS g_m'] : [])] : [];
   const select = [
@@ -303,7 +318,7 @@ async function aggregate(ch: Reader, q: Aggregation): Promise<StatsRow[][][]> {
   const order = [...(multi ? ['p'] : []), ...(useBucket ? ['start_s'] : []), ...(useModel ? ['m'] : [])];
   const sql = [
     `SELECT ${select.join(', ')}`,
-    `FROM (\n${source}\n)`,
+    `FROM ${source.from}`,
     ...(grouped ? [`GROUP BY ${groupBy}`, 'HAVING n_req > 0', `ORDER BY ${order.join(', ')}`] : []),
   ].join('\n');
   const rows = await ch.query<RawRow>(sql, params);
@@ -390,7 +405,7 @@ export async function querySeries(
 ): Promise<ModelSeries[]> {
   const params: QueryParams = {};
   const [range] = resolveRanges([q.range]);
-  const source = sourceSql([range!], q.filter ?? {}, { bucket: q.bucket, byModel: true }, false, params);
+  const source = sourceOf([range!], q.filter ?? {}, { bucket: q.bucket, byModel: true }, false, params);
   if (!source) return [];
   const value = q.metric === 'tokens' ? 'sum(tokens_in) + sum(tokens_out)' : q.metric === 'cost' ? 'sum(cost)' : 'sum(requests)';
   // Aliases differ from the source's column names: in ClickHouse an alias shadows the column everywhere.
@@ -398,7 +413,7 @@ export async function querySeries(
     // Values as text: a cost is Decimal(38, 12), exact only as text; counts parse the same way.
     'SELECT m, toString(sum(v)) AS total, groupArray(start_s) AS starts, arrayMap(x -> toString(x), groupArray(v)) AS vals',
     `FROM (\nSELECT ${bucketExpr[q.bucket]} AS start_s, model AS m, ${value} AS v`,
-    `FROM (\n${source}\n)`,
+    `FROM ${source.from}`,
     'GROUP BY start_s, m',
     'HAVING sum(requests) > 0)',
     'GROUP BY m',
