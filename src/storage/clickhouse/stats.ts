@@ -2,7 +2,8 @@
  * Statistics over `logs`, exact to the second at both ends of a range. A range
  * is cut into whole UTC days, the whole hours outside them, the whole minutes
  * outside those and the partial minutes at either end, read in one query
- * (UNION ALL), each piece from the smallest rollup that has the dimensions the
+ * (one table itself, or a UNION ALL of one SELECT per table: sourceOf), each
+ * piece from the smallest rollup that has the dimensions the
  * read filters and groups by (docs/analytics.md, "Rollups"):
  * - no master or key filter: every piece from one table holding every grain,
  *   `logs_total_grains` (not by model) or `logs_model_grains` (by model or a
@@ -170,21 +171,21 @@ function resolveRanges(ranges: TimeRange[]): TimeRange[] {
 /** The rollups' sums the statistics read (not `error_records`: errors only is a logs list filter). */
 const STATS_SUMS = ['requests', 'errors', 'tokens_in', 'tokens_out', 'cost', 'unpriced', 'latency_sum'] as const;
 
-/**
- * Where a read's rows come from: a FROM clause and, with several periods, the
- * expression of `p`, the index of the period a row falls in. One SELECT per
- * table (whatever number of pieces and periods it serves, their ranges ORed),
- * so each table is opened once. One rollup table whose time column is `t` (an
- * unfiltered read: a grains table) is read directly, without a subquery that
- * only renames its columns: the engine plans a read with one query level
- * fewer for ~1 ms less CPU (docs/analytics.md, "One query level").
- */
+/** A read's FROM clause, and with several periods the expression of `p`, the index of the period a row falls in. */
 interface Source {
   from: string;
   /** `p` itself (a column of the subquery), or `multiIf(…) AS p` to select beside the keys; '' with one period. */
   period: string;
 }
 
+/**
+ * Where a read's rows come from: one SELECT per table (whatever number of
+ * pieces and periods it serves, their ranges ORed), so each table is opened
+ * once. One rollup table whose time column is `t` (an unfiltered read: a
+ * grains table) is read directly, without a subquery that only renames its
+ * columns: the engine plans a read with one query level fewer for ~1 ms less
+ * CPU (docs/analytics.md, "One query level").
+ */
 function sourceOf(
   ranges: TimeRange[],
   filter: StatsFilter,
