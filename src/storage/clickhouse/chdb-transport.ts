@@ -2,8 +2,10 @@
  * ClickHouse over embedded chDB. The engine is a process singleton bound to one
  * data directory, and it crashes when driven from a worker thread, so this is
  * main-thread only and one instance per process. It holds several connections
- * (sessions) to that one engine so that reads run in parallel: each call goes
- * to the connection with the fewest calls running, and parameters are rendered
+ * (sessions) to that one engine so that reads run in parallel: each call runs
+ * alone on a connection, and calls wait for the first one free in one queue,
+ * oldest first (per-connection queues left a read behind an insert or a slow
+ * read while another connection sat idle), and parameters are rendered
  * as typed literals (literals.ts), because chDB runs bound queries one at a
  * time process-wide. A streamed read holds a connection of its own for as long
  * as it is read (chDB drops a connection's stream when another query runs on
@@ -22,7 +24,11 @@ const STREAM_CONNECTIONS = 4;
 
 export class ChdbClickHouse implements ClickHouse {
   readonly transport = 'chdb' as const;
-  readonly #sessions: Array<{ session: Session; running: number }>;
+  readonly #sessions: Session[];
+  /** Connections with no call running. */
+  readonly #idle: Session[];
+  /** Calls waiting for a connection, oldest first. */
+  readonly #waiting: Array<(session: Session) => void> = [];
   #closed = false;
   /** Calls still running natively: close() waits for them rather than pulling the connection away. */
   readonly #inflight = new Set<Promise<unknown>>();
@@ -47,7 +53,8 @@ export class ChdbClickHouse implements ClickHouse {
           '--background_pool_size=16',
         ],
       }));
-    this.#sessions = Array.from({ length: Math.max(1, connections) }, () => ({ session: open(), running: 0 }));
+    this.#sessions = Array.from({ length: Math.max(1, connections) }, () => open());
+    this.#idle = [...this.#sessions];
     openPath = dataPath;
   }
 
@@ -159,7 +166,7 @@ export class ChdbClickHouse implements ClickHouse {
   /** `USE` is connection state in chDB (it sticks for later calls and inserts): set it on every connection. */
   async use(database: string): Promise<void> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
-    const all = [...this.#sessions.map((s) => s.session), ...this.#streamAll];
+    const all = [...this.#sessions, ...this.#streamAll];
     await Promise.all(all.map((session) => session.queryAsync(`USE ${database}`, { format: 'TSV' })));
     this.#database = database;
   }
@@ -179,30 +186,38 @@ export class ChdbClickHouse implements ClickHouse {
     this.#closed = true;
     for (const stream of this.#streams) stream.cancel();
     await Promise.allSettled([...this.#inflight]);
-    for (const { session } of this.#sessions) session.close();
+    for (const session of this.#sessions) session.close();
     for (const session of this.#streamAll) session.close();
     openPath = null;
   }
 
-  /** Starts a call on the least busy connection, tracked until it settles. */
+  /** Runs a call on the first connection free (at once if one is idle), tracked until it settles. */
   #run<R>(start: (session: Session) => Promise<R>): Promise<R> {
     if (this.#closed) return Promise.reject(new Error('ClickHouse (chdb) is closed'));
-    let slot = this.#sessions[0]!;
-    for (const s of this.#sessions) if (s.running < slot.running) slot = s;
-    let p: Promise<R>;
-    try {
-      p = start(slot.session);
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    slot.running++;
+    const p = new Promise<R>((resolve, reject) => {
+      const go = (session: Session) => {
+        let call: Promise<R>;
+        try {
+          call = start(session);
+        } catch (err) {
+          call = Promise.reject(err as Error);
+        }
+        call.then(resolve, reject).finally(() => this.#release(session));
+      };
+      const idle = this.#idle.pop();
+      if (idle) go(idle);
+      else this.#waiting.push(go);
+    });
     this.#inflight.add(p);
-    const forget = () => {
-      slot.running--;
-      this.#inflight.delete(p);
-    };
+    const forget = () => this.#inflight.delete(p);
     p.then(forget, forget);
     return p;
+  }
+
+  #release(session: Session): void {
+    const next = this.#waiting.shift();
+    if (next) next(session);
+    else this.#idle.push(session);
   }
 }
 
