@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { listMigrations } from '../../storage/migrations/files.js';
 import { seed } from '../scenarios/dashboards.js';
 import { benchDataDir, repoPath } from './paths.js';
@@ -82,11 +82,20 @@ export async function seededStore(rows: number): Promise<SeededStore> {
 /**
  * A writable copy of a seeded store in a fresh bench directory, made of hard
  * links (seconds, no extra disk): ClickHouse never rewrites a part's files, it
- * writes new parts and renames metadata into place, so writes to the copy leave
- * the kept store as it was. Remove it with rmSync when done.
+ * writes new parts and renames metadata into place. Its insert deduplication
+ * logs are the exception: appended in place, so they are copied, or every
+ * insert into a copy would be recorded in the kept store too, and an identical
+ * block inserted into a later copy dropped as a repeat. Remove it with rmSync when done.
  */
 export function copyOfStore(store: SeededStore): string {
   const dir = benchDataDir('cp-bench-seeded-');
-  execFileSync('cp', ['-al', join(store.dir, 'clickhouse'), join(dir, 'clickhouse')]);
+  const from = join(store.dir, 'clickhouse');
+  const to = join(dir, 'clickhouse');
+  execFileSync('cp', ['-al', from, to]);
+  const logs = execFileSync('find', [to, '-type', 'd', '-name', 'deduplication_logs'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  for (const linked of logs) {
+    rmSync(linked, { recursive: true });
+    cpSync(join(from, relative(to, linked)), linked, { recursive: true });
+  }
   return dir;
 }
