@@ -232,9 +232,9 @@ function sourceOf(
     return `multiIf(${arms.join(', ')}, 0) AS p`;
   };
   const whereOf = (spans: string[]): string => [spans.length > 1 ? `(${spans.join(' OR ')})` : spans[0]!, ...conds].join(' AND ');
-  const [only] = tables;
-  if (tables.size === 1 && only![0] !== RAW_TABLE && only![1].column === 't') {
-    return { from: `${only![0]} WHERE ${whereOf(only![1].spans)}`, period: periodOf('t', false) };
+  if (tables.size === 1) {
+    const [[table, { column, spans }]] = tables;
+    if (table !== RAW_TABLE && column === 't') return { from: `${table} WHERE ${whereOf(spans)}`, period: periodOf('t', false) };
   }
   const selects = [...tables].map(([table, { column, spans }]) => {
     const period = periodOf(table === RAW_TABLE ? 'created_at' : 't', table === RAW_TABLE);
