@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CommandLine } from './harness/command-line.js';
 import { median, rotatingRounds } from './harness/rounds.js';
 import { copyOfStore, seededStore } from './harness/seeded-store.js';
 import { printTable } from './harness/table.js';
@@ -124,28 +125,13 @@ async function main(args: string[]): Promise<void> {
     process.stdout.write(JSON.stringify(await child(dist!, dataDir!, Number(endSec), Number(seconds), calls!.split(','))) + '\n');
     return;
   }
-  const usage = 'usage: compare-load.js <a/dist> <b/dist> [--rows N] [--rounds R] [--seconds S] [--calls a,b,...]\n';
-  const option = (name: string, fallback: string): string => {
-    const at = args.indexOf(name);
-    return at >= 0 ? args.splice(at, 2)[1]! : fallback;
-  };
-  const whole = (name: string, fallback: number): number => {
-    const value = Number(option(name, String(fallback)));
-    if (!Number.isSafeInteger(value) || value < 1) {
-      process.stderr.write(`${name}: a positive whole number\n${usage}`);
-      process.exit(2);
-    }
-    return value;
-  };
-  const rows = whole('--rows', 20_000_000);
-  const rounds = whole('--rounds', 4);
-  const seconds = whole('--seconds', 10);
-  const calls = option('--calls', DEFAULT_CALLS).split(',');
-  if (args.length !== 2) {
-    process.stderr.write(usage);
-    process.exit(2);
-  }
-  const dists = args.map((d) => resolve(d));
+  const cli = new CommandLine(args, 'usage: compare-load.js <a/dist> <b/dist> [--rows N] [--rounds R] [--seconds S] [--calls a,b,...]');
+  const rows = cli.whole('--rows', 20_000_000);
+  const rounds = cli.whole('--rounds', 4);
+  const seconds = cli.whole('--seconds', 10);
+  const calls = cli.text('--calls', DEFAULT_CALLS).split(',');
+  const given = cli.positional(2);
+  const dists = given.map((d) => resolve(d));
   const store = await seededStore(rows);
   const results = await rotatingRounds(
     rounds,
@@ -161,7 +147,7 @@ async function main(args: string[]): Promise<void> {
   const of = (side: number, i: number, key: 'perSecond' | 'p50' | 'p99'): number => median(results.map((r) => r[side]!.calls[i]![key]));
   const inserted = (side: number): number => median(results.map((r) => r[side]!.inserted));
   printTable(
-    `compare-load: ${rows.toLocaleString('en-US')} rows, ${rounds} rounds, ${IN_FLIGHT} reads in flight for ${seconds} s a call, ${(BLOCK * 1000) / BLOCK_EVERY_MS} records/s inserted; A ${args[0]}, B ${args[1]}`,
+    `compare-load: ${rows.toLocaleString('en-US')} rows, ${rounds} rounds, ${IN_FLIGHT} reads in flight for ${seconds} s a call, ${(BLOCK * 1000) / BLOCK_EVERY_MS} records/s inserted; A ${given[0]}, B ${given[1]}`,
     calls.map((name, i) => {
       const [ra, rb, pa, pb] = [of(0, i, 'perSecond'), of(1, i, 'perSecond'), of(0, i, 'p99'), of(1, i, 'p99')];
       const rateRounds = results.map((r) => r[1]!.calls[i]!.perSecond / r[0]!.calls[i]!.perSecond);

@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openClickHouse } from '../storage/clickhouse/open.js';
 import type { ClickHouseReader } from '../storage/clickhouse/client.js';
+import { CommandLine } from './harness/command-line.js';
 import { median, rotatingRounds } from './harness/rounds.js';
 import { copyOfStore, seededStore } from './harness/seeded-store.js';
 import { printTable } from './harness/table.js';
@@ -25,25 +26,11 @@ import type { ReadCall } from './scenarios/dashboard-reads.js';
 
 type ReadCalls = (nowSec: number, masterId: number, jitter: number) => ReadCall[];
 
-const USAGE = 'usage: compare-reads.js <a/dist> <b/dist> [--rows N] [--rounds R] [--reads K]\n';
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(name);
-  const value = at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    process.stderr.write(`${name}: a positive whole number\n${USAGE}`);
-    process.exit(2);
-  }
-  return value;
-};
-const rows = option('--rows', 2_000_000);
-const rounds = option('--rounds', 6);
-const reads = option('--reads', 8);
-const [distA, distB] = args;
-if (!distA || !distB || args.length !== 2) {
-  process.stderr.write(USAGE);
-  process.exit(2);
-}
+const cli = new CommandLine(process.argv.slice(2), 'usage: compare-reads.js <a/dist> <b/dist> [--rows N] [--rounds R] [--reads K]');
+const rows = cli.whole('--rows', 2_000_000);
+const rounds = cli.whole('--rounds', 6);
+const reads = cli.whole('--reads', 8);
+const [distA, distB] = cli.positional(2) as [string, string];
 
 const callsOf = async (dist: string): Promise<ReadCalls> =>
   ((await import(pathToFileURL(join(resolve(dist), 'src/bench/scenarios/dashboard-reads.js')).href)) as { readCalls: ReadCalls }).readCalls;

@@ -9,6 +9,7 @@
  * and of its JS thread (the steadier figure), and B - A per round. Both must
  * store exactly what they accepted.
  */
+import { CommandLine } from './harness/command-line.js';
 import { cpuMicros, withCpu, type CpuUsage } from './harness/cpu.js';
 import { runLoad } from './harness/load.js';
 import { storedLogs, storedSince } from './harness/log-count.js';
@@ -24,30 +25,24 @@ interface Sample {
   js: number;
 }
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(name);
-  return at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
-};
-const rounds = option('--rounds', 8);
+const cli = new CommandLine(
+  process.argv.slice(2),
+  'usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S] [--load single|batch] [--env-a K=V]... [--env-b K=V]...',
+);
+const rounds = cli.whole('--rounds', 8);
 const envOf = (name: string): Record<string, string> => {
   const env: Record<string, string> = {};
-  for (let at = args.indexOf(name); at >= 0; at = args.indexOf(name)) {
-    const [k, ...v] = (args.splice(at, 2)[1] ?? '').split('=');
+  for (const kv of cli.all(name)) {
+    const [k, ...v] = kv.split('=');
     if (k) env[k] = v.join('=');
   }
   return env;
 };
 const envA = envOf('--env-a');
 const envB = envOf('--env-b');
-const loadAt = args.indexOf('--load');
-const loadName = loadAt >= 0 ? args.splice(loadAt, 2)[1] : 'single';
-const seconds = option('--seconds', 5);
-const [mainA, mainB] = args;
-if (!mainA || !mainB || !Number.isInteger(rounds) || rounds < 1 || !(seconds > 0) || (loadName !== 'single' && loadName !== 'batch')) {
-  process.stderr.write('usage: compare.js <main.js of A> <main.js of B> [--rounds N] [--seconds S] [--load single|batch] [--env-a K=V]... [--env-b K=V]...\n');
-  process.exit(2);
-}
+const loadName = cli.choice('--load', ['single', 'batch']);
+const seconds = cli.positive('--seconds', 5);
+const [mainA, mainB] = cli.positional(2) as [string, string];
 
 /** The service's largest write-ahead fdatasync wait since start (ms), from /metrics; null when it exports none (memory mode, older builds). */
 async function walSyncLagMs(base: string): Promise<number | null> {
