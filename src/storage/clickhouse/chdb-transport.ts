@@ -4,8 +4,7 @@
  * main-thread only and one instance per process. It holds several connections
  * (sessions) to that one engine so that reads run in parallel: each call runs
  * alone on a connection, and calls wait for the first one free in one queue,
- * oldest first (per-connection queues left a read behind an insert or a slow
- * read while another connection sat idle), and parameters are rendered
+ * oldest first (connection-pool.ts), and parameters are rendered
  * as typed literals (literals.ts), because chDB runs bound queries one at a
  * time process-wide. A streamed read holds a connection of its own for as long
  * as it is read (chDB drops a connection's stream when another query runs on
@@ -14,6 +13,7 @@
 import { isMainThread } from 'node:worker_threads';
 import { Session, type ChdbQueryStream, type StreamChunk } from 'chdb';
 import { dedupSettings, insertTarget, INSERT_SETTINGS, type ClickHouse, type InsertOptions, type QueryParams, type StreamFormat } from './client.js';
+import { ConnectionPool } from './connection-pool.js';
 import { inlineParams } from './literals.js';
 
 /** The engine binds one data directory per process; one instance of this class owns it. */
@@ -24,26 +24,20 @@ const STREAM_CONNECTIONS = 4;
 
 export class ChdbClickHouse implements ClickHouse {
   readonly transport = 'chdb' as const;
-  readonly #sessions: Session[];
-  /** Connections with no call running. */
-  readonly #idle: Session[];
-  /** Calls waiting for a connection, oldest first. */
-  readonly #waiting: Array<(session: Session) => void> = [];
+  /** Connections for calls, all opened at once. */
+  readonly #calls: ConnectionPool<Session>;
+  /** Connections for streamed reads, opened when first needed and kept. */
+  readonly #streaming: ConnectionPool<Session>;
   #closed = false;
   /** Calls still running natively: close() waits for them rather than pulling the connection away. */
   readonly #inflight = new Set<Promise<unknown>>();
-  readonly #open: () => Session;
   #database: string | null = null;
-  /** Connections for streamed reads: idle ones, how many exist, and callers waiting for one. */
-  readonly #streamIdle: Session[] = [];
-  readonly #streamAll: Session[] = [];
-  readonly #streamWaiters: Array<(s: Session) => void> = [];
   readonly #streams = new Set<ChdbQueryStream>();
 
   constructor(dataPath: string, connections = 1) {
     if (!isMainThread) throw new Error('chDB must only be used on the main thread');
     if (openPath !== null) throw new Error(`chDB is already open in this process (${openPath}); share that instance`);
-    const open = (this.#open = (): Session =>
+    const open = (): Session =>
       new Session(dataPath, {
         connectionArgs: [
           // A connection argument rather than a SETTINGS clause, so it covers every query.
@@ -52,9 +46,16 @@ export class ChdbClickHouse implements ClickHouse {
           // seconds (about 150 ms per part); the server default of 16 makes it ~100 ms.
           '--background_pool_size=16',
         ],
-      }));
-    this.#sessions = Array.from({ length: Math.max(1, connections) }, () => open());
-    this.#idle = [...this.#sessions];
+      });
+    // A connection opened later joins the database the others use.
+    const openInDatabase = async (): Promise<Session> => {
+      const session = open();
+      if (this.#database) await session.queryAsync(`USE ${this.#database}`, { format: 'TSV' });
+      return session;
+    };
+    const size = Math.max(1, connections);
+    this.#calls = new ConnectionPool(size, openInDatabase, Array.from({ length: size }, open));
+    this.#streaming = new ConnectionPool(STREAM_CONNECTIONS, openInDatabase);
     openPath = dataPath;
   }
 
@@ -71,7 +72,7 @@ export class ChdbClickHouse implements ClickHouse {
 
   async stream(sql: string, params: QueryParams = {}, format: StreamFormat = 'CSVWithNames'): Promise<AsyncIterableIterator<Uint8Array>> {
     if (this.#closed) throw new Error('ClickHouse (chdb) is closed');
-    const session = await this.#streamSession();
+    const session = await this.#streaming.take();
     let stream: ChdbQueryStream;
     let first: IteratorResult<StreamChunk>;
     let chunks: AsyncIterator<StreamChunk>;
@@ -136,25 +137,12 @@ export class ChdbClickHouse implements ClickHouse {
     return it;
   }
 
-  /** An idle streaming connection, a new one while there are fewer than STREAM_CONNECTIONS, else the next one freed. */
-  async #streamSession(): Promise<Session> {
-    const idle = this.#streamIdle.pop();
-    if (idle) return idle;
-    if (this.#streamAll.length >= STREAM_CONNECTIONS) return new Promise((resolve) => this.#streamWaiters.push(resolve));
-    const session = this.#open();
-    this.#streamAll.push(session);
-    if (this.#database) await session.queryAsync(`USE ${this.#database}`, { format: 'TSV' });
-    return session;
-  }
-
   #releaseStream(session: Session, stream: ChdbQueryStream | undefined): void {
     if (stream) {
       stream.cancel();
       this.#streams.delete(stream);
     }
-    const waiter = this.#streamWaiters.shift();
-    if (waiter) waiter(session);
-    else this.#streamIdle.push(session);
+    this.#streaming.give(session);
   }
 
   async insert(table: string, rows: Buffer | string, options?: InsertOptions): Promise<void> {
@@ -166,7 +154,7 @@ export class ChdbClickHouse implements ClickHouse {
   /** `USE` is connection state in chDB (it sticks for later calls and inserts): set it on every connection. */
   async use(database: string): Promise<void> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name: ${database}`);
-    const all = [...this.#sessions, ...this.#streamAll];
+    const all = [...this.#calls.all, ...this.#streaming.all];
     await Promise.all(all.map((session) => session.queryAsync(`USE ${database}`, { format: 'TSV' })));
     this.#database = database;
   }
@@ -186,38 +174,25 @@ export class ChdbClickHouse implements ClickHouse {
     this.#closed = true;
     for (const stream of this.#streams) stream.cancel();
     await Promise.allSettled([...this.#inflight]);
-    for (const session of this.#sessions) session.close();
-    for (const session of this.#streamAll) session.close();
+    for (const session of [...this.#calls.all, ...this.#streaming.all]) session.close();
     openPath = null;
   }
 
   /** Runs a call on the first connection free (at once if one is idle), tracked until it settles. */
   #run<R>(start: (session: Session) => Promise<R>): Promise<R> {
     if (this.#closed) return Promise.reject(new Error('ClickHouse (chdb) is closed'));
-    const p = new Promise<R>((resolve, reject) => {
-      const go = (session: Session) => {
-        let call: Promise<R>;
-        try {
-          call = start(session);
-        } catch (err) {
-          call = Promise.reject(err as Error);
-        }
-        call.then(resolve, reject).finally(() => this.#release(session));
-      };
-      const idle = this.#idle.pop();
-      if (idle) go(idle);
-      else this.#waiting.push(go);
-    });
+    const p = (async () => {
+      const session = await this.#calls.take();
+      try {
+        return await start(session);
+      } finally {
+        this.#calls.give(session);
+      }
+    })();
     this.#inflight.add(p);
     const forget = () => this.#inflight.delete(p);
     p.then(forget, forget);
     return p;
-  }
-
-  #release(session: Session): void {
-    const next = this.#waiting.shift();
-    if (next) next(session);
-    else this.#idle.push(session);
   }
 }
 
