@@ -23,7 +23,7 @@ t.test('compares a build with itself: every call loaded on both sides while reco
     env: { ...process.env, BENCH_SEED_DIR: seedDir },
   });
   t.equal(run.status, 0, run.stderr);
-  t.match(run.stdout, /compare-load: 20,000 rows, 2 rounds, 10 reads in flight for 2 s a call, 2000 records\/s inserted/);
+  t.match(run.stdout, /compare-load: 20,000 rows, 2 rounds, 10 reads in flight for 2 s a call; A .* \(2000 records inserted every 1000 ms\), B .* \(2000 records inserted every 1000 ms\)/);
   for (const name of calls) {
     const line = run.stdout.split('\n').find((l) => l.trim().startsWith(`${name} `));
     const m = line && /reads\/s (\d+) \/ (\d+) \(B\/A [\d.]+, rounds [\d.]+-[\d.]+\), p50 \d+ \/ \d+ ms, p99 \d+ \/ \d+ ms/.exec(line);
@@ -34,6 +34,25 @@ t.test('compares a build with itself: every call loaded on both sides while reco
   const inserted = /inserted\s+(\d+) \/ (\d+) records a side/.exec(run.stdout);
   t.ok(inserted, 'the inserted line');
   if (inserted) for (const n of [inserted[1], inserted[2]]) t.ok(Number(n) >= 4000, `${n} records counted in logs`);
+});
+
+t.test('B with a feed of its own: none inserts nothing, the other side its records', async (t) => {
+  const seedDir = mkdtempSync(join(tmpdir(), 'cp-compare-load-'));
+  t.teardown(() => rmSync(seedDir, { recursive: true, force: true }));
+  const run = spawnSync(process.execPath, [compareLoad, dist, dist, '--rows', '20000', '--rounds', '1', '--seconds', '2', '--calls', 'realtime', '--feed', '500/400', '--feed-b', '0'], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...process.env, BENCH_SEED_DIR: seedDir },
+  });
+  t.equal(run.status, 0, run.stderr);
+  t.match(run.stdout, /A .* \(500 records inserted every 400 ms\), B .* \(no records inserted\)/);
+  // 2 s of reads with an insert every 400 ms: at least five inserts of 500 on A's side.
+  const inserted = /inserted\s+(\d+) \/ (\d+) records a side/.exec(run.stdout);
+  t.ok(inserted, 'the inserted line');
+  if (inserted) {
+    t.ok(Number(inserted[1]) >= 2500, `A: ${inserted[1]} records counted in logs`);
+    t.equal(Number(inserted[2]), 0, 'B inserted nothing');
+  }
 });
 
 t.test('a read name the build does not have fails the run', async (t) => {
@@ -49,7 +68,8 @@ t.test('a read name the build does not have fails the run', async (t) => {
 });
 
 t.test('refuses a call without two builds, or with a bad count', async (t) => {
-  for (const args of [[dist], [dist, dist, dist], [dist, dist, '--rounds', '0'], [dist, dist, '--seconds', 'x']]) {
+  const refused = [[dist], [dist, dist, dist], [dist, dist, '--rounds', '0'], [dist, dist, '--seconds', 'x'], [dist, dist, '--feed', '2000'], [dist, dist, '--feed-b', '0/1000'], [dist, dist, '--feed', '10/0']];
+  for (const args of refused) {
     const run = spawnSync(process.execPath, [compareLoad, ...args], { encoding: 'utf8' });
     t.equal(run.status, 2, args.join(' '));
     t.match(run.stderr, /usage: compare-load\.js/);
