@@ -47,10 +47,15 @@ export class ChdbClickHouse implements ClickHouse {
           '--background_pool_size=16',
         ],
       });
-    // A connection opened later joins the database the others use.
+    // A connection opened later joins the database the others use; one that cannot is closed, not leaked.
     const openInDatabase = async (): Promise<Session> => {
       const session = open();
-      if (this.#database) await session.queryAsync(`USE ${this.#database}`, { format: 'TSV' });
+      try {
+        if (this.#database) await session.queryAsync(`USE ${this.#database}`, { format: 'TSV' });
+      } catch (err) {
+        session.close();
+        throw err;
+      }
       return session;
     };
     const size = Math.max(1, connections);
