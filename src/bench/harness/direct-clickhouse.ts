@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { openClickHouse } from '../../storage/clickhouse/open.js';
 import { migrateClickHouse } from '../../storage/clickhouse/migrate.js';
 import type { ClickHouse } from '../../storage/clickhouse/client.js';
+import { countLogs } from '../../storage/clickhouse/logs.js';
 import { dedupTokenOf } from '../../storage/clickhouse/write/writer.js';
 import { benchDataDir, repoPath } from './paths.js';
 
@@ -46,7 +47,7 @@ export async function insertRate(
   batches: Batch[],
   records: number,
 ): Promise<{ rows: number; seconds: number; rate: number; stored: number }> {
-  const before = await logCount(ch);
+  const before = await countLogs(ch);
   let rows = 0;
   const started = performance.now();
   for (let i = 0; rows < records; i++) {
@@ -55,10 +56,5 @@ export async function insertRate(
     rows += b.rows;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { rows, seconds, rate: rows / seconds, stored: (await logCount(ch)) - before };
-}
-
-async function logCount(ch: ClickHouse): Promise<number> {
-  const [row] = await ch.query<{ n: number | string }>('SELECT count() AS n FROM logs');
-  return Number(row?.n ?? 0);
+  return { rows, seconds, rate: rows / seconds, stored: (await countLogs(ch)) - before };
 }

@@ -6,7 +6,7 @@
  * a chDB of the bench's own, joined into inserts the size the service's writer
  * cuts (logs.batch_records / logs.batch_bytes defaults), for a similar volume,
  * each with a deduplication token of its own as the writer's, and checked to
- * be stored (the bytes repeat, and a repeat without one is dropped unstored).
+ * be stored (the bytes repeat, and `logs` may drop a repeat sent without one).
  * The two alternate in paired rounds (harness/rounds.ts). Inserting the posted
  * 1,000-record batches one by one is measured once too, for reference: it is
  * far slower (every insert makes parts in logs and its rollup views).
